@@ -1,0 +1,40 @@
+// The small runtime that generated code calls through C symbols. It is
+// linked into the JIT by address, and exported with tuned kernels.
+#ifndef KILN_CODEGEN_RUNTIME_H
+#define KILN_CODEGEN_RUNTIME_H
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+extern "C" {
+/// 64-byte aligned heap memory for an intermediate stage; never returns null
+/// (aborts with a message when memory is exhausted).
+void* kiln_rt_alloc(std::int64_t bytes);
+void kiln_rt_free(void* ptr);
+
+/// One iteration of a parallel loop: `index` in [0, n), `closure` the
+/// variables and buffers the loop body uses.
+typedef void (*kiln_task_fn)(std::int64_t index, void* closure);
+
+/// Runs fn(i, closure) for every i in [0, n) on the runtime's persistent
+/// thread pool: the iterations are cut into one contiguous chunk per thread,
+/// and the calling thread runs one of them. A call made from inside a
+/// parallel loop runs serially (nested parallelism is serialised).
+void kiln_rt_parallel_for(std::int64_t n, kiln_task_fn fn, void* closure);
+
+/// Threads used by parallel loops (default: every core); n < 1 means the
+/// default. Must not be called while a parallel loop runs.
+void kiln_rt_set_num_threads(int n);
+int kiln_rt_num_threads(void);
+}
+
+namespace kiln::codegen {
+
+/// Every runtime symbol with its address, for the JIT.
+std::vector<std::pair<std::string, void*>> runtime_symbols();
+
+} // namespace kiln::codegen
+
+#endif // KILN_CODEGEN_RUNTIME_H

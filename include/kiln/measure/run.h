@@ -1,0 +1,40 @@
+// Compile, run, check and time one kernel: what `kiln run` does.
+#ifndef KILN_MEASURE_RUN_H
+#define KILN_MEASURE_RUN_H
+
+#include "kiln/codegen/compiler.h"
+#include "kiln/ir/compute_dag.h"
+#include "kiln/measure/checker.h"
+#include "kiln/measure/timer.h"
+#include "kiln/schedule/loop_nest.h"
+
+#include <cstdint>
+#include <string>
+
+namespace kiln::measure {
+
+struct RunOptions {
+  std::uint64_t seed = 1; ///< input data
+  TimingOptions timing;
+  CheckOptions check;
+};
+
+struct RunReport {
+  double flops = 0;
+  codegen::CompileTimes compile;
+  double link_ms = 0;
+  Timing timing;
+  CheckReport check;
+
+  double gflops() const { return timing.median() > 0 ? flops / timing.median() / 1e9 : 0; }
+  std::string describe() const;
+};
+
+/// JIT-compiles `func` (a lowering of `dag`) for `target`, runs it on seeded
+/// inputs, compares with the interpreter, and times it.
+Expected<RunReport> compile_and_run(const ir::ComputeDAG& dag, const schedule::LoweredFunc& func,
+                                    const codegen::Target& target, const RunOptions& options);
+
+} // namespace kiln::measure
+
+#endif

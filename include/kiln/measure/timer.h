@@ -1,0 +1,34 @@
+// The timing protocol (as in TVM): one or more warm-up calls, then `number`
+// calls per repeat, `number` raised until one repeat lasts at least
+// `min_repeat_ms`, then `repeat` repeats. Each repeat yields the mean time of
+// one call; the report keeps all of them with their median and minimum.
+// With `flush_cache`, number is 1 and the caches are flushed (a large buffer
+// is written) before every repeat, so each call starts cold.
+#ifndef KILN_MEASURE_TIMER_H
+#define KILN_MEASURE_TIMER_H
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace kiln::measure {
+
+struct TimingOptions {
+  int warmup = 1;
+  int repeat = 5;
+  double min_repeat_ms = 50;
+  bool flush_cache = false;
+};
+
+struct Timing {
+  int number = 0;              ///< calls per repeat
+  std::vector<double> seconds; ///< mean seconds per call, one per repeat
+  double median() const;
+  double min() const;
+};
+
+Timing time_function(const std::function<void()>& fn, const TimingOptions& options);
+
+} // namespace kiln::measure
+
+#endif

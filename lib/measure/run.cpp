@@ -1,0 +1,50 @@
+#include "kiln/measure/run.h"
+
+#include "kiln/codegen/jit.h"
+#include "kiln/measure/argument_buffers.h"
+
+#include <fmt/format.h>
+
+namespace kiln::measure {
+
+std::string RunReport::describe() const {
+  return fmt::format("check:    {}\n"
+                     "time:     {:.4f} ms median, {:.4f} ms min ({} repeats of {} calls)\n"
+                     "speed:    {:.2f} GFLOPS ({:.4g} flops a call)\n"
+                     "compile:  {:.1f} ms (LLVM IR {:.1f}, optimise {:.1f}, machine code {:.1f}, "
+                     "link {:.1f})\n",
+                     check.describe(), timing.median() * 1e3, timing.min() * 1e3,
+                     timing.seconds.size(), timing.number, gflops(), flops,
+                     compile.total_ms() + link_ms, compile.ir_ms, compile.opt_ms,
+                     compile.codegen_ms, link_ms);
+}
+
+Expected<RunReport> compile_and_run(const ir::ComputeDAG& dag, const schedule::LoweredFunc& func,
+                                    const codegen::Target& target, const RunOptions& options) {
+  return catch_user_error([&]() -> Expected<RunReport> {
+    auto compiler = codegen::Compiler::create(target);
+    if (!compiler)
+      return compiler.error();
+    auto object = (*compiler)->compile(func);
+    if (!object)
+      return object.error();
+    auto jit = codegen::Jit::create();
+    if (!jit)
+      return jit.error();
+    auto kernel = (*jit)->load(*object);
+    if (!kernel)
+      return kernel.error();
+
+    RunReport report;
+    report.flops = dag.flop_count();
+    report.compile = object->times;
+    report.link_ms = (*kernel)->link_ms();
+    ArgumentBuffers buffers(dag, options.seed);
+    (*kernel)->run(buffers.pointers());
+    report.check = check_outputs(dag, buffers, options.check);
+    report.timing = time_function([&] { (*kernel)->run(buffers.pointers()); }, options.timing);
+    return report;
+  });
+}
+
+} // namespace kiln::measure

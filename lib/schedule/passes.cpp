@@ -1,0 +1,129 @@
+#include "passes.h"
+
+#include "kiln/ir/expr_visitor.h"
+#include "kiln/ir/linear_form.h"
+
+namespace kiln::schedule {
+
+/// Statements executed by one run of `stmt` (a loop counts extent × body).
+static std::int64_t steps_of(const Stmt& stmt) {
+  switch (stmt.kind()) {
+  case StmtKind::For: {
+    const auto* f = stmt.as<For>();
+    return f->extent * steps_of(f->body);
+  }
+  case StmtKind::Store:
+    return 1;
+  case StmtKind::Allocate:
+    return steps_of(stmt.as<Allocate>()->body);
+  case StmtKind::IfThenElse: {
+    const auto* i = stmt.as<IfThenElse>();
+    return std::max(steps_of(i->then_case),
+                    i->else_case.defined() ? steps_of(i->else_case) : std::int64_t{0});
+  }
+  case StmtKind::Block: {
+    std::int64_t n = 0;
+    for (const Stmt& s : stmt.as<Block>()->stmts)
+      n += steps_of(s);
+    return n;
+  }
+  }
+  return 1;
+}
+
+Stmt mark_auto_unroll(const Stmt& stmt, std::int64_t max_step) {
+  if (max_step <= 0 || !stmt.defined())
+    return stmt;
+  switch (stmt.kind()) {
+  case StmtKind::For: {
+    const auto* f = stmt.as<For>();
+    Stmt body = mark_auto_unroll(f->body, max_step);
+    ForKind kind = f->for_kind;
+    if (kind == ForKind::Serial && f->extent * steps_of(body) <= max_step)
+      kind = ForKind::Unrolled;
+    if (kind == f->for_kind && body.same_as(f->body))
+      return stmt;
+    return For::make(f->var, f->extent, kind, body);
+  }
+  case StmtKind::Store:
+    return stmt;
+  case StmtKind::Allocate: {
+    const auto* a = stmt.as<Allocate>();
+    return Allocate::make(a->buffer, mark_auto_unroll(a->body, max_step));
+  }
+  case StmtKind::IfThenElse: {
+    const auto* i = stmt.as<IfThenElse>();
+    return IfThenElse::make(i->cond, mark_auto_unroll(i->then_case, max_step),
+                            mark_auto_unroll(i->else_case, max_step));
+  }
+  case StmtKind::Block: {
+    std::vector<Stmt> stmts;
+    for (const Stmt& s : stmt.as<Block>()->stmts)
+      stmts.push_back(mark_auto_unroll(s, max_step));
+    return Block::make(std::move(stmts));
+  }
+  }
+  return stmt;
+}
+
+/// Longest loop that unroll expands; longer ones stay serial loops.
+constexpr std::int64_t kMaxUnrollExtent = 1024;
+
+Stmt unroll_loops(const Stmt& stmt) {
+  if (!stmt.defined())
+    return stmt;
+  switch (stmt.kind()) {
+  case StmtKind::For: {
+    const auto* f = stmt.as<For>();
+    Stmt body = unroll_loops(f->body);
+    // Very long loops stay loops: unrolling them only bloats the code.
+    if (f->for_kind != ForKind::Unrolled || f->extent > kMaxUnrollExtent)
+      return body.same_as(f->body) ? stmt : For::make(f->var, f->extent, f->for_kind, body);
+    std::vector<Stmt> copies;
+    for (std::int64_t i = 0; i < f->extent; ++i)
+      copies.push_back(substitute(body, {{f->var, ir::Expr(i)}}));
+    return Block::make(std::move(copies));
+  }
+  case StmtKind::Store:
+    return stmt;
+  case StmtKind::Allocate: {
+    const auto* a = stmt.as<Allocate>();
+    return Allocate::make(a->buffer, unroll_loops(a->body));
+  }
+  case StmtKind::IfThenElse: {
+    const auto* i = stmt.as<IfThenElse>();
+    return IfThenElse::make(i->cond, unroll_loops(i->then_case), unroll_loops(i->else_case));
+  }
+  case StmtKind::Block: {
+    std::vector<Stmt> stmts;
+    for (const Stmt& s : stmt.as<Block>()->stmts)
+      stmts.push_back(unroll_loops(s));
+    return Block::make(std::move(stmts));
+  }
+  }
+  return stmt;
+}
+
+namespace {
+class Simplifier : public ir::ExprMutator {
+public:
+  using ExprMutator::mutate;
+
+protected:
+  ir::Expr mutate(const ir::Binary* b, const ir::Expr& self) override {
+    ir::Expr e = ExprMutator::mutate(b, self);
+    if (e.type() != ir::ScalarType::I64)
+      return e;
+    if (auto form = ir::linearize(e))
+      return ir::to_expr(*form);
+    return e;
+  }
+};
+} // namespace
+
+Stmt simplify(const Stmt& stmt) {
+  Simplifier s;
+  return map_exprs(stmt, [&](const ir::Expr& e) { return s.mutate(e); });
+}
+
+} // namespace kiln::schedule

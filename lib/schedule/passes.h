@@ -1,0 +1,24 @@
+// Private to schedule: the lowering passes after the nest is built.
+#ifndef KILN_LIB_SCHEDULE_PASSES_H
+#define KILN_LIB_SCHEDULE_PASSES_H
+
+#include "kiln/schedule/loop_nest.h"
+
+#include <cstdint>
+
+namespace kiln::schedule {
+
+/// Marks serial loops Unrolled when the statements they execute in all,
+/// counting inner loops, are at most `max_step` (auto_unroll_max_step).
+Stmt mark_auto_unroll(const Stmt& stmt, std::int64_t max_step);
+
+/// Replaces every Unrolled loop by copies of its body, one per iteration.
+Stmt unroll_loops(const Stmt& stmt);
+
+/// Rewrites affine integer expressions (indices, conditions' operands) into
+/// a canonical sum, so that unrolled constants fold and dumps stay readable.
+Stmt simplify(const Stmt& stmt);
+
+} // namespace kiln::schedule
+
+#endif

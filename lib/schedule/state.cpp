@@ -1,0 +1,472 @@
+#include "kiln/schedule/state.h"
+
+#include "kiln/ir/expr_visitor.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <numeric>
+
+namespace kiln::schedule {
+
+const Iterator* StageState::find_iter(std::string_view name) const {
+  for (const Iterator& it : iters)
+    if (it.name == name)
+      return &it;
+  return nullptr;
+}
+
+StageState initial_stage_state(const ir::Stage& stage) {
+  StageState s;
+  s.name = stage.name;
+  if (stage.is_placeholder())
+    return s;
+  for (const ir::IterVar& a : stage.axes)
+    s.iters.push_back({a.name, a.extent, IterKind::Spatial, Annotation::None});
+  if (const ir::Reduce* r = stage.reduction())
+    for (const ir::IterVar& a : r->axes)
+      s.iters.push_back({a.name, a.extent, IterKind::Reduce, Annotation::None});
+  return s;
+}
+
+State::State(ir::ComputeDAG dag) : original_(dag), dag_(std::move(dag)) {
+  for (const ir::Stage& s : dag_.stages())
+    stages_.push_back(initial_stage_state(s));
+}
+
+const StageState* State::find_stage(std::string_view name) const {
+  for (const StageState& s : stages_)
+    if (s.name == name)
+      return &s;
+  return nullptr;
+}
+
+Expected<State> State::replay(const ir::ComputeDAG& dag, const std::vector<Step>& steps) {
+  State state(dag);
+  for (size_t i = 0; i < steps.size(); ++i)
+    if (auto err = state.apply(steps[i]))
+      return Error(err->id(),
+                   fmt::format("step {} ({}): {}", i, step_tag(steps[i]), err->message()));
+  return state;
+}
+
+namespace {
+
+[[noreturn]] void refuse(std::string id, std::string message) {
+  throw UserError(Error(std::move(id), std::move(message)));
+}
+
+/// Applies steps to a copy of the state's parts; State::apply commits.
+class StepApplier {
+public:
+  StepApplier(ir::ComputeDAG& dag, std::vector<StageState>& stages) : dag_(dag), stages_(stages) {}
+
+  void operator()(const SplitStep& s) {
+    StageState& st = loop_stage(s.stage, "split");
+    size_t pos = iter_index(st, s.iter);
+    refuse_if_attached_at(st, s.iter, "split");
+    if (s.factors.empty())
+      refuse("invalid-step",
+             fmt::format("split of {}.{} needs at least one factor", s.stage, s.iter));
+    for (std::int64_t f : s.factors)
+      if (f < 1)
+        refuse("invalid-step",
+               fmt::format("split of {}.{}: factor {} must be at least 1", s.stage, s.iter, f));
+    const Iterator old = st.iters[pos];
+    std::int64_t inner =
+        std::accumulate(s.factors.begin(), s.factors.end(), std::int64_t{1}, std::multiplies<>());
+    SplitRelation rel{old.name, {}, s.factors};
+    std::vector<Iterator> parts;
+    for (size_t i = 0; i <= s.factors.size(); ++i) {
+      std::string name = fmt::format("{}.{}", old.name, i);
+      if (st.find_iter(name))
+        refuse("invalid-step", fmt::format("split of {}.{} would create '{}', which exists",
+                                           s.stage, s.iter, name));
+      std::int64_t extent = i == 0 ? (old.extent + inner - 1) / inner : s.factors[i - 1];
+      parts.push_back({name, extent, old.kind, Annotation::None});
+      rel.children.push_back(name);
+    }
+    st.iters.erase(st.iters.begin() + pos);
+    st.iters.insert(st.iters.begin() + pos, parts.begin(), parts.end());
+    st.relations.push_back(std::move(rel));
+    st.transformed = true;
+  }
+
+  void operator()(const FuseStep& s) {
+    StageState& st = loop_stage(s.stage, "fuse");
+    if (s.iters.size() < 2)
+      refuse("invalid-step", fmt::format("fuse in {} needs at least two loops", s.stage));
+    size_t first = iter_index(st, s.iters[0]);
+    std::int64_t extent = 1;
+    for (size_t i = 0; i < s.iters.size(); ++i) {
+      size_t pos = iter_index(st, s.iters[i]);
+      if (pos != first + i)
+        refuse("invalid-step",
+               fmt::format("fuse in {}: loops {} are not adjacent in this order (the loops are {})",
+                           s.stage, fmt::join(s.iters, ", "), iter_names(st)));
+      if (st.iters[pos].kind != st.iters[first].kind)
+        refuse(
+            "invalid-step",
+            fmt::format("fuse in {}: cannot fuse a spatial loop with a reduction loop", s.stage));
+      refuse_if_attached_at(st, s.iters[i], "fuse");
+      extent *= st.iters[pos].extent;
+    }
+    std::string name = fmt::format("{}", fmt::join(s.iters, "@"));
+    Iterator fused{name, extent, st.iters[first].kind, Annotation::None};
+    st.iters.erase(st.iters.begin() + first, st.iters.begin() + first + s.iters.size());
+    st.iters.insert(st.iters.begin() + first, fused);
+    st.relations.push_back(FuseRelation{s.iters, name});
+    st.transformed = true;
+  }
+
+  void operator()(const ReorderStep& s) {
+    StageState& st = loop_stage(s.stage, "reorder");
+    std::vector<std::string> have, want = s.order;
+    for (const Iterator& it : st.iters)
+      have.push_back(it.name);
+    std::vector<std::string> sorted_have = have;
+    std::sort(sorted_have.begin(), sorted_have.end());
+    std::sort(want.begin(), want.end());
+    if (sorted_have != want)
+      refuse("invalid-step",
+             fmt::format("reorder of {} must list every loop once: it has {}, the step lists {}",
+                         s.stage, fmt::join(have, ", "), fmt::join(s.order, ", ")));
+    std::vector<Iterator> next;
+    for (const std::string& n : s.order)
+      next.push_back(*st.find_iter(n));
+    st.iters = std::move(next);
+    st.transformed = true;
+  }
+
+  void operator()(const ComputeAtStep& s) {
+    StageState& st = compute_stage(s.stage, "compute_at");
+    const ir::Stage& stage = dag_.stage(dag_.find_stage(s.stage));
+    if (stage.is_output)
+      refuse(
+          "invalid-step",
+          fmt::format("compute_at: '{}' is an output; outputs are computed at the root", s.stage));
+    std::vector<int> consumers = dag_.consumers(dag_.find_stage(s.stage));
+    if (consumers.size() != 1 || dag_.stage(consumers[0]).name != s.target)
+      refuse(
+          "invalid-step",
+          fmt::format("compute_at: '{}' can only be computed inside its single consumer, but its "
+                      "consumers are [{}]",
+                      s.stage, consumer_names(consumers)));
+    StageState& target = compute_stage(s.target, "compute_at target");
+    if (target.location == Location::Inline)
+      refuse(
+          "invalid-step",
+          fmt::format("compute_at: '{}' is inlined and has no loops; compute it at the root first",
+                      s.target));
+    const Iterator* it = target.find_iter(s.target_iter);
+    if (!it)
+      refuse("unknown-iterator", fmt::format("compute_at: '{}' has no loop '{}'; its loops are {}",
+                                             s.target, s.target_iter, iter_names(target)));
+    if (it->annotation == Annotation::Vectorize)
+      refuse("invalid-step", fmt::format("compute_at: cannot compute '{}' inside the vectorized "
+                                         "loop {}.{}",
+                                         s.stage, s.target, s.target_iter));
+    st.location = Location::At;
+    st.at_stage = s.target;
+    st.at_iter = s.target_iter;
+  }
+
+  void operator()(const ComputeInlineStep& s) {
+    StageState& st = compute_stage(s.stage, "compute_inline");
+    const ir::Stage& stage = dag_.stage(dag_.find_stage(s.stage));
+    if (stage.is_output)
+      refuse("invalid-step",
+             fmt::format("compute_inline: '{}' is an output and must be stored", s.stage));
+    if (stage.reduction())
+      refuse("invalid-step",
+             fmt::format("compute_inline: '{}' is a reduction; only element-wise stages inline",
+                         s.stage));
+    for (const StageState& other : stages_)
+      if (other.location == Location::At && other.at_stage == s.stage)
+        refuse("invalid-step", fmt::format("compute_inline: '{}' is computed inside '{}'; move it "
+                                           "first",
+                                           other.name, s.stage));
+    st.location = Location::Inline;
+    st.at_stage.clear();
+    st.at_iter.clear();
+  }
+
+  void operator()(const ComputeRootStep& s) {
+    StageState& st = compute_stage(s.stage, "compute_root");
+    st.location = Location::Root;
+    st.at_stage.clear();
+    st.at_iter.clear();
+  }
+
+  void operator()(const CacheWriteStep& s) {
+    StageState& st = compute_stage(s.stage, "cache_write");
+    if (st.transformed || st.location != Location::Root)
+      refuse("invalid-step",
+             fmt::format("cache_write of '{}' must come before its loops are transformed or "
+                         "placed; move the step earlier",
+                         s.stage));
+    for (const StageState& other : stages_)
+      if (other.location == Location::At && other.at_stage == s.stage)
+        refuse("invalid-step",
+               fmt::format("cache_write of '{}': '{}' is computed inside it; move that step after",
+                           s.stage, other.name));
+    std::string name = s.stage + ".local";
+    refuse_if_stage_exists(name);
+    int index = dag_.find_stage(s.stage);
+    std::vector<ir::Stage> stages = dag_.stages();
+    ir::Stage cache = stages[index];
+    cache.name = name;
+    cache.is_output = false;
+    ir::Stage& copy = stages[index];
+    std::vector<ir::Expr> axes;
+    for (const ir::IterVar& a : copy.axes)
+      axes.push_back(ir::var(a));
+    copy.body = ir::Load::make(name, axes, copy.dtype);
+    stages.insert(stages.begin() + index, cache);
+    rebuild(std::move(stages), s.stage);
+  }
+
+  void operator()(const CacheReadStep& s) {
+    int index = dag_.find_stage(s.stage);
+    if (index < 0)
+      refuse("unknown-stage", fmt::format("cache_read: no stage '{}'", s.stage));
+    int reader = dag_.find_stage(s.reader);
+    std::vector<int> consumers = dag_.consumers(index);
+    if (reader < 0 || std::find(consumers.begin(), consumers.end(), reader) == consumers.end())
+      refuse("invalid-step",
+             fmt::format("cache_read: '{}' does not read '{}'; its readers are [{}]", s.reader,
+                         s.stage, consumer_names(consumers)));
+    std::string name = s.stage + ".cache";
+    refuse_if_stage_exists(name);
+    std::vector<ir::Stage> stages = dag_.stages();
+    const ir::Stage& source = stages[index];
+    ir::Stage cache;
+    cache.kind = ir::StageKind::Compute;
+    cache.name = name;
+    cache.dtype = source.dtype;
+    std::vector<ir::Expr> axes;
+    for (size_t d = 0; d < source.axes.size(); ++d) {
+      cache.axes.push_back({fmt::format("ax{}", d), source.axes[d].extent});
+      axes.push_back(ir::var(cache.axes.back()));
+    }
+    cache.body = ir::Load::make(source.name, axes, source.dtype);
+    ir::Stage& r = stages[reader];
+    r.body = rename_loads(r.body, source.name, name);
+    stages.insert(stages.begin() + index + 1, cache);
+    rebuild(std::move(stages));
+  }
+
+  void operator()(const AnnotateStep& s) {
+    StageState& st = loop_stage(s.stage, "annotate");
+    Iterator& it = st.iters[iter_index(st, s.iter)];
+    std::string where = fmt::format("{}.{}", s.stage, s.iter);
+    if (s.annotation == Annotation::Vectorize) {
+      if (it.kind == IterKind::Reduce)
+        refuse("invalid-step",
+               fmt::format("vectorize {}: vectorizing a reduction loop is not "
+                           "supported; vectorize a spatial loop and put it innermost",
+                           where));
+      for (const StageState& other : stages_)
+        if (other.location == Location::At && other.at_stage == s.stage && other.at_iter == s.iter)
+          refuse("invalid-step",
+                 fmt::format("vectorize {}: '{}' is computed inside it", where, other.name));
+    }
+    if (s.annotation == Annotation::Parallel && it.kind == IterKind::Reduce)
+      refuse("invalid-step",
+             fmt::format("parallel {}: a reduction loop cannot run in parallel", where));
+    it.annotation = s.annotation;
+    st.transformed = true;
+  }
+
+  void operator()(const PragmaStep& s) {
+    StageState& st = loop_stage(s.stage, "pragma");
+    if (s.auto_unroll_max_step < 0)
+      refuse("invalid-step", "pragma auto_unroll_max_step must not be negative");
+    st.auto_unroll_max_step = s.auto_unroll_max_step;
+  }
+
+private:
+  StageState& find(const std::string& name, const char* step) {
+    for (StageState& s : stages_)
+      if (s.name == name)
+        return s;
+    std::vector<std::string> names;
+    for (const StageState& s : stages_)
+      names.push_back(s.name);
+    refuse("unknown-stage",
+           fmt::format("{}: no stage '{}'; the stages are {}", step, name, fmt::join(names, ", ")));
+  }
+
+  StageState& compute_stage(const std::string& name, const char* step) {
+    StageState& st = find(name, step);
+    if (dag_.stage(dag_.find_stage(name)).is_placeholder())
+      refuse("invalid-step", fmt::format("{}: '{}' is an input and has no loops", step, name));
+    return st;
+  }
+
+  StageState& loop_stage(const std::string& name, const char* step) {
+    StageState& st = compute_stage(name, step);
+    if (st.location == Location::Inline)
+      refuse("invalid-step",
+             fmt::format("{}: '{}' is inlined and has no loops; compute it at the root first", step,
+                         name));
+    return st;
+  }
+
+  static std::string iter_names(const StageState& st) {
+    std::vector<std::string> names;
+    for (const Iterator& it : st.iters)
+      names.push_back(it.name);
+    return fmt::format("{}", fmt::join(names, ", "));
+  }
+
+  size_t iter_index(const StageState& st, const std::string& iter) {
+    for (size_t i = 0; i < st.iters.size(); ++i)
+      if (st.iters[i].name == iter)
+        return i;
+    refuse("unknown-iterator", fmt::format("stage '{}' has no loop '{}'; its loops are {}", st.name,
+                                           iter, iter_names(st)));
+  }
+
+  void refuse_if_attached_at(const StageState& st, const std::string& iter, const char* step) {
+    for (const StageState& other : stages_)
+      if (other.location == Location::At && other.at_stage == st.name && other.at_iter == iter)
+        refuse("invalid-step", fmt::format("{} {}.{}: '{}' is computed at this loop; transform the "
+                                           "loops before compute_at",
+                                           step, st.name, iter, other.name));
+  }
+
+  void refuse_if_stage_exists(const std::string& name) {
+    if (dag_.find_stage(name) >= 0)
+      refuse("invalid-step", fmt::format("a stage named '{}' exists already", name));
+  }
+
+  std::string consumer_names(const std::vector<int>& consumers) {
+    std::vector<std::string> names;
+    for (int c : consumers)
+      names.push_back(dag_.stage(c).name);
+    return fmt::format("{}", fmt::join(names, ", "));
+  }
+
+  static ir::Expr rename_loads(const ir::Expr& e, const std::string& from, const std::string& to) {
+    class Renamer : public ir::ExprMutator {
+    public:
+      Renamer(const std::string& f, const std::string& t) : from(f), to(t) {}
+      using ExprMutator::mutate;
+
+    protected:
+      ir::Expr mutate(const ir::Load* l, const ir::Expr& self) override {
+        ir::Expr inner = ExprMutator::mutate(l, self);
+        const auto* load = inner.as<ir::Load>();
+        if (load->tensor != from)
+          return inner;
+        return ir::Load::make(to, load->indices, load->type);
+      }
+
+    private:
+      const std::string& from;
+      const std::string& to;
+    };
+    Renamer r(from, to);
+    return r.mutate(e);
+  }
+
+  /// Replaces the DAG, keeping every existing stage's state except `reset`
+  /// (the copy left by cache_write, whose loops changed), which starts over
+  /// like the new stages.
+  void rebuild(std::vector<ir::Stage> stages, const std::string& reset = "") {
+    ir::ComputeDAG next(dag_.name(), std::move(stages), dag_.params());
+    std::vector<StageState> states;
+    for (const ir::Stage& s : next.stages()) {
+      auto old = std::find_if(stages_.begin(), stages_.end(),
+                              [&](const StageState& st) { return st.name == s.name; });
+      if (old != stages_.end() && s.name != reset)
+        states.push_back(*old);
+      else
+        states.push_back(initial_stage_state(s));
+    }
+    dag_ = std::move(next);
+    stages_ = std::move(states);
+  }
+
+  ir::ComputeDAG& dag_;
+  std::vector<StageState>& stages_;
+};
+
+} // namespace
+
+std::optional<Error> State::apply(const Step& step) {
+  ir::ComputeDAG dag = dag_;
+  std::vector<StageState> stages = stages_;
+  try {
+    StepApplier applier(dag, stages);
+    std::visit(applier, step);
+  } catch (const UserError& e) {
+    return e.error();
+  }
+  dag_ = std::move(dag);
+  stages_ = std::move(stages);
+  steps_.push_back(step);
+  return std::nullopt;
+}
+
+void State::apply_or_throw(const Step& step) {
+  if (auto err = apply(step))
+    throw UserError(*err);
+}
+
+std::vector<std::string> State::split(const std::string& stage, const std::string& iter,
+                                      std::vector<std::int64_t> factors) {
+  size_t n = factors.size();
+  apply_or_throw(SplitStep{stage, iter, std::move(factors)});
+  std::vector<std::string> names;
+  for (size_t i = 0; i <= n; ++i)
+    names.push_back(fmt::format("{}.{}", iter, i));
+  return names;
+}
+
+std::string State::fuse(const std::string& stage, std::vector<std::string> iters) {
+  std::string name = fmt::format("{}", fmt::join(iters, "@"));
+  apply_or_throw(FuseStep{stage, std::move(iters)});
+  return name;
+}
+
+void State::reorder(const std::string& stage, std::vector<std::string> order) {
+  apply_or_throw(ReorderStep{stage, std::move(order)});
+}
+void State::compute_at(const std::string& stage, const std::string& target,
+                       const std::string& iter) {
+  apply_or_throw(ComputeAtStep{stage, target, iter});
+}
+void State::compute_inline(const std::string& stage) {
+  apply_or_throw(ComputeInlineStep{stage});
+}
+void State::compute_root(const std::string& stage) {
+  apply_or_throw(ComputeRootStep{stage});
+}
+std::string State::cache_write(const std::string& stage) {
+  apply_or_throw(CacheWriteStep{stage});
+  return stage + ".local";
+}
+std::string State::cache_read(const std::string& stage, const std::string& reader) {
+  apply_or_throw(CacheReadStep{stage, reader});
+  return stage + ".cache";
+}
+void State::annotate(const std::string& stage, const std::string& iter, Annotation a) {
+  apply_or_throw(AnnotateStep{stage, iter, a});
+}
+void State::parallel(const std::string& stage, const std::string& iter) {
+  annotate(stage, iter, Annotation::Parallel);
+}
+void State::vectorize(const std::string& stage, const std::string& iter) {
+  annotate(stage, iter, Annotation::Vectorize);
+}
+void State::unroll(const std::string& stage, const std::string& iter) {
+  annotate(stage, iter, Annotation::Unroll);
+}
+void State::pragma_auto_unroll(const std::string& stage, std::int64_t max_step) {
+  apply_or_throw(PragmaStep{stage, max_step});
+}
+
+} // namespace kiln::schedule

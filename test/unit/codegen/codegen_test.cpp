@@ -1,0 +1,96 @@
+#include "../ir/test_dags.h"
+
+#include "kiln/codegen/compiler.h"
+#include "kiln/codegen/jit.h"
+#include "kiln/codegen/target.h"
+#include "kiln/schedule/lower.h"
+
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+using namespace kiln;
+
+TEST_CASE("host target is detected with a vector width", "[codegen][target]") {
+  codegen::Target t = codegen::Target::host();
+  REQUIRE(!t.triple.empty());
+  REQUIRE(!t.cpu.empty());
+  REQUIRE(t.vector_bits >= 128);
+  REQUIRE(t.cores >= 1);
+  REQUIRE(t.vector_lanes(ir::ScalarType::F32) == t.vector_bits / 32);
+  REQUIRE_THAT(t.describe(), Catch::Contains("cpu:"));
+}
+
+TEST_CASE("named targets: a known CPU works, an unknown one is a clear error",
+          "[codegen][target]") {
+  auto zen = codegen::Target::named("x86_64-linux-gnu", "znver4");
+  REQUIRE(zen.ok());
+  REQUIRE(zen->vector_bits >= 256);
+  auto bad = codegen::Target::named("x86_64-linux-gnu", "notacpu");
+  REQUIRE_FALSE(bad.ok());
+  REQUIRE(bad.error().id() == "unknown-cpu");
+  auto bad_triple = codegen::Target::named("nosuch-arch-none", "generic");
+  REQUIRE_FALSE(bad_triple.ok());
+}
+
+TEST_CASE("entry point: noalias aligned pointers, packed wrapper", "[codegen][llvm]") {
+  auto compiler = codegen::Compiler::create(codegen::Target::host());
+  REQUIRE(compiler.ok());
+  auto ir =
+      (*compiler)->dump(schedule::lower_naive(test::matmul_dag(8, 8, 8)), codegen::DumpStage::LLVM);
+  REQUIRE(ir.ok());
+  REQUIRE_THAT(*ir, Catch::Contains("define void @kiln_matmul(ptr noalias nocapture align 64"));
+  REQUIRE_THAT(*ir, Catch::Contains("define void @kiln_matmul_packed(ptr %args)"));
+  auto asm_text = (*compiler)->dump(schedule::lower_naive(test::matmul_dag(8, 8, 8)),
+                                    codegen::DumpStage::Assembly);
+  REQUIRE(asm_text.ok());
+  REQUIRE_THAT(*asm_text, Catch::Contains("kiln_matmul:"));
+}
+
+TEST_CASE("two kernels with the same symbol load side by side and compute", "[codegen][jit]") {
+  auto compiler = codegen::Compiler::create(codegen::Target::host());
+  auto jit = codegen::Jit::create();
+  REQUIRE(compiler.ok());
+  REQUIRE(jit.ok());
+  auto small = (*compiler)->compile(schedule::lower_naive(test::matmul_dag(2, 2, 2)));
+  auto other = (*compiler)->compile(schedule::lower_naive(test::matmul_dag(2, 2, 3)));
+  REQUIRE(small.ok());
+  REQUIRE(other.ok());
+  REQUIRE(!small->bytes.empty());
+  REQUIRE(small->times.total_ms() > 0);
+  auto k1 = (*jit)->load(*small);
+  auto k2 = (*jit)->load(*other);
+  REQUIRE(k1.ok());
+  REQUIRE(k2.ok());
+  alignas(64) float a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {1, 0, 0, 1, 1, 1}, c[4] = {};
+  void* args[] = {a, b, c};
+  (*k1)->run(args); // A 2x2 [[1,2],[3,4]] * B [[1,0],[0,1]]
+  REQUIRE(std::vector<float>(c, c + 4) == std::vector<float>{1, 2, 3, 4});
+  (*k2)->run(args); // A 2x3 [[1,2,3],[4,5,6]] * B 3x2 [[1,0],[0,1],[1,1]]
+  REQUIRE(std::vector<float>(c, c + 4) == std::vector<float>{4, 5, 10, 11});
+}
+
+TEST_CASE("codegen errors: unknown target, bad object code", "[codegen][errors]") {
+  auto bad_triple = codegen::Target::named("nosuch-arch-none", "generic");
+  REQUIRE(bad_triple.error().id() == "unknown-target");
+  auto jit = codegen::Jit::create();
+  REQUIRE(jit.ok());
+  codegen::ObjectCode garbage;
+  garbage.kernel = "kiln_garbage";
+  garbage.packed_kernel = "kiln_garbage_packed";
+  garbage.bytes = {'n', 'o', 't', ' ', 'e', 'l', 'f'};
+  auto loaded = (*jit)->load(garbage);
+  REQUIRE_FALSE(loaded.ok());
+  REQUIRE(loaded.error().id() == "jit-error");
+}
+
+TEST_CASE("a target that cannot emit object files is a compile error", "[codegen][errors]") {
+  // NVPTX emits assembly (PTX) only.
+  auto ptx = codegen::Target::named("nvptx64-nvidia-cuda", "sm_80");
+  REQUIRE(ptx.ok());
+  auto compiler = codegen::Compiler::create(*ptx);
+  REQUIRE(compiler.ok());
+  auto object = (*compiler)->compile(schedule::lower_naive(test::matmul_dag(2, 2, 2)));
+  REQUIRE_FALSE(object.ok());
+  REQUIRE(object.error().id() == "compile-error");
+}

@@ -1,0 +1,184 @@
+// kiln: the command-line tool. Thin by design: it parses options and calls
+// the library; everything it does is available to a program linking libkiln.
+#include "kiln/codegen/compiler.h"
+#include "kiln/codegen/target.h"
+#include "kiln/ir/parser.h"
+#include "kiln/measure/run.h"
+#include "kiln/schedule/lower.h"
+#include "kiln/schedule/state.h"
+#include "kiln/schedule/transform_step.h"
+#include "kiln/support/error.h"
+#include "kiln/support/stopwatch.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <fstream>
+
+using namespace kiln;
+
+namespace {
+
+/// Options shared by every command that reads an op file.
+struct OpOptions {
+  std::string file;
+  std::vector<std::string> sets;
+  std::string schedule; ///< schedule file; empty for the naive schedule
+};
+
+void add_op_options(CLI::App* cmd, OpOptions& op) {
+  cmd->add_option("opfile", op.file, "operator file (.kop)")->required();
+  cmd->add_option("--set", op.sets, "override a parameter, NAME=VALUE (repeatable)");
+  cmd->add_option("--schedule", op.schedule,
+                  "schedule file (JSON steps, docs/schedule-format.md); default: naive");
+}
+
+} // namespace
+
+static int fail(const Error& e) {
+  std::fprintf(stderr, "%s\n", e.render().c_str());
+  return 1;
+}
+
+static Expected<ir::ComputeDAG> load_op(const OpOptions& op) {
+  ir::ParamOverrides overrides;
+  for (const std::string& s : op.sets) {
+    auto kv = ir::parse_override(s);
+    if (!kv)
+      return kv.error();
+    overrides.push_back(*kv);
+  }
+  return ir::parse_op_file(op.file, overrides);
+}
+
+/// The op's loop nest under the chosen schedule.
+static Expected<schedule::LoweredFunc> lower_op(const ir::ComputeDAG& dag, const OpOptions& op) {
+  if (op.schedule.empty())
+    return schedule::lower_naive(dag);
+  auto steps = schedule::read_schedule_file(op.schedule);
+  if (!steps)
+    return steps.error();
+  auto state = schedule::State::replay(dag, *steps);
+  if (!state)
+    return Error(state.error().id(), fmt::format("{}: {}", op.schedule, state.error().message()));
+  return schedule::lower(*state);
+}
+
+static std::string params_text(const ir::ComputeDAG& dag) {
+  std::string s;
+  for (const ir::Param& p : dag.params())
+    s += fmt::format("{}{}={}", s.empty() ? "" : " ", p.name, p.value);
+  return s;
+}
+
+static int run_command(const OpOptions& op, const measure::RunOptions& options) {
+  auto dag = load_op(op);
+  if (!dag)
+    return fail(dag.error());
+  Stopwatch clock;
+  auto func = lower_op(*dag, op);
+  if (!func)
+    return fail(func.error());
+  double lower_ms = clock.elapsed_ms();
+  codegen::Target target = codegen::Target::host();
+  fmt::print("op:       {} ({})\nkey:      {}\ntarget:   {} {}, {} bits\nschedule: {}\n",
+             dag->name(), params_text(*dag), dag->workload_key(), target.triple, target.cpu,
+             target.vector_bits, op.schedule.empty() ? "naive" : op.schedule);
+  auto report = measure::compile_and_run(*dag, *func, target, options);
+  if (!report)
+    return fail(report.error());
+  fmt::print("{}lower:    {:.2f} ms\n", report->describe(), lower_ms);
+  return report->check.passed ? 0 : 1;
+}
+
+static int dump_command(const OpOptions& op, const std::string& stage, const std::string& out) {
+  auto dag = load_op(op);
+  if (!dag)
+    return fail(dag.error());
+  std::string text;
+  if (stage == "dag") {
+    text = dag->to_string();
+  } else {
+    auto lowered = lower_op(*dag, op);
+    if (!lowered)
+      return fail(lowered.error());
+    const schedule::LoweredFunc& func = *lowered;
+    if (stage == "loopnest") {
+      text = schedule::to_string(func);
+    } else {
+      auto compiler = codegen::Compiler::create(codegen::Target::host());
+      if (!compiler)
+        return fail(compiler.error());
+      codegen::DumpStage which = stage == "llvm"  ? codegen::DumpStage::LLVM
+                                 : stage == "opt" ? codegen::DumpStage::Optimized
+                                                  : codegen::DumpStage::Assembly;
+      auto dumped = (*compiler)->dump(func, which);
+      if (!dumped)
+        return fail(dumped.error());
+      text = *dumped;
+    }
+  }
+  if (out.empty() || out == "-") {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return 0;
+  }
+  std::ofstream file(out);
+  file << text;
+  if (!file)
+    return fail(Error("cannot-write", fmt::format("cannot write '{}'; check the directory exists "
+                                                  "and is writable",
+                                                  out)));
+  return 0;
+}
+
+static int target_command(const std::string& triple, const std::string& cpu) {
+  if (triple.empty() && cpu.empty()) {
+    fmt::print("{}", codegen::Target::host().describe());
+    return 0;
+  }
+  auto target = codegen::Target::named(triple.empty() ? codegen::Target::host().triple : triple,
+                                       cpu.empty() ? "generic" : cpu);
+  if (!target)
+    return fail(target.error());
+  fmt::print("{}", target->describe());
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  CLI::App app{"kiln: a JIT code-generating autotuner for tensor operators"};
+  app.set_version_flag("--version", std::string("kiln ") + KILN_VERSION);
+  app.require_subcommand(1);
+
+  OpOptions op;
+  measure::RunOptions run_options;
+  CLI::App* run = app.add_subcommand("run", "compile, check and time an operator's kernel");
+  add_op_options(run, op);
+  run->add_option("--seed", run_options.seed, "seed of the random inputs")->capture_default_str();
+  run->add_option("--repeat", run_options.timing.repeat, "timed repeats")->capture_default_str();
+  run->add_option("--min-repeat-ms", run_options.timing.min_repeat_ms,
+                  "raise calls per repeat until a repeat lasts this long")
+      ->capture_default_str();
+  run->add_flag("--flush-cache", run_options.timing.flush_cache,
+                "flush the caches before every repeat (one call per repeat)");
+
+  std::string stage = "loopnest", out;
+  CLI::App* dump = app.add_subcommand("dump", "show the operator at one stage of compilation");
+  add_op_options(dump, op);
+  dump->add_option("--stage", stage, "what to show")
+      ->check(CLI::IsMember({"dag", "loopnest", "llvm", "opt", "asm"}))
+      ->capture_default_str();
+  dump->add_option("-o,--output", out, "write to a file instead of standard output");
+
+  std::string triple, cpu;
+  CLI::App* target = app.add_subcommand("target", "show the machine kernels are compiled for");
+  target->add_option("--target", triple, "an LLVM triple instead of the host's");
+  target->add_option("--mcpu", cpu, "a CPU name instead of the host's");
+
+  CLI11_PARSE(app, argc, argv);
+  if (run->parsed())
+    return run_command(op, run_options);
+  if (dump->parsed())
+    return dump_command(op, stage, out);
+  return target_command(triple, cpu);
+}
