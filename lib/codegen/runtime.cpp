@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <pthread.h>
 #include <thread>
 #include <vector>
 
@@ -142,7 +143,15 @@ int default_threads() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
+/// A forked child has none of the parent's threads: it must not use the
+/// parent's pool (it would wait forever), so it forgets it and makes its own.
+void forget_pool_in_child() {
+  (void)pool.release();
+}
+
 ThreadPool& the_pool() {
+  static std::once_flag at_fork;
+  std::call_once(at_fork, [] { ::pthread_atfork(nullptr, nullptr, &forget_pool_in_child); });
   std::lock_guard<std::mutex> lock(pool_mutex);
   int want = requested_threads > 0 ? requested_threads : default_threads();
   if (!pool || pool->threads() != want)

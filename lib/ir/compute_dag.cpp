@@ -234,6 +234,38 @@ public:
 };
 } // namespace
 
+namespace {
+class StageInliner : public ExprMutator {
+public:
+  explicit StageInliner(const std::map<std::string, const Stage*>& stages) : stages_(stages) {}
+  using ExprMutator::mutate;
+
+protected:
+  Expr mutate(const Load* l, const Expr& self) override {
+    Expr e = ExprMutator::mutate(l, self);
+    const auto* load = e.as<Load>();
+    auto it = stages_.find(load->tensor);
+    if (it == stages_.end())
+      return e;
+    const Stage& s = *it->second;
+    std::vector<std::pair<std::string, Expr>> args;
+    for (size_t d = 0; d < s.axes.size(); ++d)
+      args.emplace_back(s.axes[d].name, load->indices[d]);
+    return substitute(s.body, args);
+  }
+
+private:
+  const std::map<std::string, const Stage*>& stages_;
+};
+} // namespace
+
+Expr inline_stages(const Expr& e, const std::map<std::string, const Stage*>& stages) {
+  if (stages.empty() || !e.defined())
+    return e;
+  StageInliner inliner(stages);
+  return inliner.mutate(e);
+}
+
 double ComputeDAG::flop_count() const {
   double total = 0;
   for (const Stage& s : stages_) {

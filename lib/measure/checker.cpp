@@ -50,6 +50,57 @@ static std::vector<std::int64_t> points_to_check(std::int64_t total, bool full,
   return {chosen.begin(), chosen.end()};
 }
 
+namespace {
+/// Accumulates element comparisons of one output into a report.
+class OutputComparer {
+public:
+  OutputComparer(CheckReport& report, const ir::Stage& stage, const CheckOptions& options,
+                 double scale)
+      : report_(report), stage_(stage), scale_(scale), exact_(ir::is_int(stage.dtype)),
+        rtol_(stage.dtype == ir::ScalarType::F64 ? 1e-9 : options.rtol),
+        atol_(stage.dtype == ir::ScalarType::F64 ? 1e-9 : options.atol) {
+    report_.total += stage.num_elements();
+  }
+
+  void compare(std::int64_t flat, double got, double want) {
+    ++report_.checked;
+    bool ok;
+    if (std::isnan(want) || std::isnan(got)) {
+      ok = std::isnan(want) && std::isnan(got);
+    } else if (std::isinf(want) || std::isinf(got)) {
+      ok = got == want;
+    } else {
+      double err = std::fabs(got - want);
+      report_.max_abs_error = std::max(report_.max_abs_error, err);
+      report_.max_rel_error =
+          std::max(report_.max_rel_error, err / std::max(std::fabs(want), 1e-30));
+      ok = exact_ ? got == want : err <= rtol_ * std::fabs(want) + atol_ * scale_;
+    }
+    if (ok || !report_.passed)
+      return;
+    report_.passed = false;
+    report_.first_mismatch =
+        fmt::format("{}[{}]: got {}, want {}", stage_.name,
+                    fmt::join(unflatten(flat, stage_.shape()), ", "), got, want);
+  }
+
+private:
+  CheckReport& report_;
+  const ir::Stage& stage_;
+  double scale_;
+  bool exact_;
+  double rtol_, atol_;
+};
+
+double max_finite_abs(const std::vector<double>& values) {
+  double scale = 0;
+  for (double v : values)
+    if (std::isfinite(v))
+      scale = std::max(scale, std::fabs(v));
+  return scale;
+}
+} // namespace
+
 CheckReport check_outputs(const ir::ComputeDAG& dag, const ArgumentBuffers& buffers,
                           const CheckOptions& options) {
   ir::Interpreter interp(dag, buffers.inputs_as_double());
@@ -61,39 +112,28 @@ CheckReport check_outputs(const ir::ComputeDAG& dag, const ArgumentBuffers& buff
       continue;
     std::vector<std::int64_t> points = points_to_check(s.num_elements(), full, options, arg);
     std::vector<double> want(points.size());
-    double scale = 0;
-    for (size_t p = 0; p < points.size(); ++p) {
+    for (size_t p = 0; p < points.size(); ++p)
       want[p] = interp.at(buffers.stage_of(arg), unflatten(points[p], s.shape()));
-      if (std::isfinite(want[p]))
-        scale = std::max(scale, std::fabs(want[p]));
-    }
-    bool exact = ir::is_int(s.dtype);
-    double rtol = s.dtype == ir::ScalarType::F64 ? 1e-9 : options.rtol;
-    double atol = s.dtype == ir::ScalarType::F64 ? 1e-9 : options.atol;
-    report.total += s.num_elements();
-    for (size_t p = 0; p < points.size(); ++p) {
-      double got = buffers.value(arg, points[p]);
-      double w = want[p];
-      ++report.checked;
-      bool ok;
-      if (std::isnan(w) || std::isnan(got))
-        ok = std::isnan(w) && std::isnan(got);
-      else if (std::isinf(w) || std::isinf(got))
-        ok = got == w;
-      else {
-        double err = std::fabs(got - w);
-        report.max_abs_error = std::max(report.max_abs_error, err);
-        report.max_rel_error = std::max(report.max_rel_error, err / std::max(std::fabs(w), 1e-30));
-        ok = exact ? got == w : err <= rtol * std::fabs(w) + atol * scale;
-      }
-      if (ok || !report.passed) {
-        report.passed &= ok;
-        continue;
-      }
-      report.passed = false;
-      report.first_mismatch = fmt::format("{}[{}]: got {}, want {}", s.name,
-                                          fmt::join(unflatten(points[p], s.shape()), ", "), got, w);
-    }
+    OutputComparer cmp(report, s, options, max_finite_abs(want));
+    for (size_t p = 0; p < points.size(); ++p)
+      cmp.compare(points[p], buffers.value(arg, points[p]), want[p]);
+  }
+  return report;
+}
+
+CheckReport compare_outputs(const ir::ComputeDAG& dag, const ArgumentBuffers& buffers,
+                            const std::vector<std::vector<double>>& expected,
+                            const CheckOptions& options) {
+  CheckReport report;
+  size_t out = 0;
+  for (int arg = 0; arg < buffers.size(); ++arg) {
+    const ir::Stage& s = dag.stage(buffers.stage_of(arg));
+    if (!s.is_output)
+      continue;
+    const std::vector<double>& want = expected.at(out++);
+    OutputComparer cmp(report, s, options, max_finite_abs(want));
+    for (std::int64_t i = 0; i < s.num_elements(); ++i)
+      cmp.compare(i, buffers.value(arg, i), want[i]);
   }
   return report;
 }

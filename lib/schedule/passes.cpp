@@ -9,8 +9,9 @@ namespace kiln::schedule {
 static std::int64_t steps_of(const Stmt& stmt) {
   switch (stmt.kind()) {
   case StmtKind::For: {
+    // A vector loop is one step per statement: its lanes run together.
     const auto* f = stmt.as<For>();
-    return f->extent * steps_of(f->body);
+    return (f->for_kind == ForKind::Vectorized ? 1 : f->extent) * steps_of(f->body);
   }
   case StmtKind::Store:
     return 1;
@@ -98,6 +99,38 @@ Stmt unroll_loops(const Stmt& stmt) {
     std::vector<Stmt> stmts;
     for (const Stmt& s : stmt.as<Block>()->stmts)
       stmts.push_back(unroll_loops(s));
+    return Block::make(std::move(stmts));
+  }
+  }
+  return stmt;
+}
+
+Stmt remove_unit_loops(const Stmt& stmt) {
+  if (!stmt.defined())
+    return stmt;
+  switch (stmt.kind()) {
+  case StmtKind::For: {
+    const auto* f = stmt.as<For>();
+    Stmt body = remove_unit_loops(f->body);
+    if (f->extent == 1)
+      return substitute(body, {{f->var, ir::Expr(0)}});
+    return body.same_as(f->body) ? stmt : For::make(f->var, f->extent, f->for_kind, body);
+  }
+  case StmtKind::Store:
+    return stmt;
+  case StmtKind::Allocate: {
+    const auto* a = stmt.as<Allocate>();
+    return Allocate::make(a->buffer, remove_unit_loops(a->body));
+  }
+  case StmtKind::IfThenElse: {
+    const auto* i = stmt.as<IfThenElse>();
+    return IfThenElse::make(i->cond, remove_unit_loops(i->then_case),
+                            remove_unit_loops(i->else_case));
+  }
+  case StmtKind::Block: {
+    std::vector<Stmt> stmts;
+    for (const Stmt& s : stmt.as<Block>()->stmts)
+      stmts.push_back(remove_unit_loops(s));
     return Block::make(std::move(stmts));
   }
   }

@@ -1,12 +1,16 @@
 // kiln: the command-line tool. Thin by design: it parses options and calls
 // the library; everything it does is available to a program linking libkiln.
 #include "kiln/codegen/compiler.h"
+#include "kiln/codegen/runtime.h"
 #include "kiln/codegen/target.h"
 #include "kiln/ir/parser.h"
+#include "kiln/measure/replay.h"
 #include "kiln/measure/run.h"
+#include "kiln/measure/tuning_log.h"
 #include "kiln/schedule/lower.h"
 #include "kiln/schedule/state.h"
 #include "kiln/schedule/transform_step.h"
+#include "kiln/space/sketch.h"
 #include "kiln/support/error.h"
 #include "kiln/support/stopwatch.h"
 
@@ -132,6 +136,86 @@ static int dump_command(const OpOptions& op, const std::string& stage, const std
   return 0;
 }
 
+/// Loads logs, printing a warning for every skipped line.
+static Expected<measure::LoadedLog> load_logs_verbose(const std::vector<std::string>& paths) {
+  auto log = measure::load_logs(paths);
+  if (log)
+    for (const std::string& w : log->warnings)
+      std::fprintf(stderr, "warning: %s\n", w.c_str());
+  return log;
+}
+
+static int best_command(const std::vector<std::string>& logs) {
+  auto log = load_logs_verbose(logs);
+  if (!log)
+    return fail(log.error());
+  std::vector<const measure::Record*> best = measure::best_per_task(log->records);
+  fmt::print("{} records, {} tasks with a valid config\n", log->records.size(), best.size());
+  fmt::print("{}", measure::best_table(best));
+  return 0;
+}
+
+static int replay_command(const std::vector<std::string>& logs, const std::string& task,
+                          const measure::MeasureOptions& options) {
+  auto log = load_logs_verbose(logs);
+  if (!log)
+    return fail(log.error());
+  codegen::Target target = codegen::Target::host();
+  int failures = 0, replayed = 0;
+  for (const measure::Record* best : measure::best_per_task(log->records)) {
+    if (!task.empty() && best->task.workload_key != task)
+      continue;
+    const measure::Record* pick =
+        measure::history_best(log->records, best->task.workload_key, target);
+    if (pick != best)
+      continue; // one replay per task: the best for this machine
+    ++replayed;
+    auto result = measure::replay(*best, target, options);
+    if (!result)
+      return fail(result.error());
+    double gflops = result->ok() ? best->task.flops / result->median() / 1e9 : 0;
+    fmt::print(
+        "{} ({}): logged {:.2f} GFLOPS at trial {}; now {}\n", best->task.op_name,
+        best->task.workload_key, best->gflops(), best->trial,
+        result->ok()
+            ? fmt::format("{:.2f} GFLOPS, {:.4f} ms, answer ok", gflops, result->median() * 1e3)
+            : fmt::format("{}: {}", measure::error_name(result->error), result->message));
+    failures += result->ok() ? 0 : 1;
+  }
+  if (replayed == 0)
+    return fail(Error("no-such-task", task.empty() ? "the logs hold no valid record to replay"
+                                                   : fmt::format("the logs hold no valid record "
+                                                                 "of task '{}'; `kiln best` lists "
+                                                                 "the tasks",
+                                                                 task)));
+  return failures ? 1 : 0;
+}
+
+static space::SpaceParams space_params(const codegen::Target& target) {
+  space::SpaceParams p;
+  p.vector_lanes = target.vector_lanes(ir::ScalarType::F32);
+  p.cores = target.cores;
+  return p;
+}
+
+static int space_command(const OpOptions& op, bool sketches, int samples, std::uint64_t seed) {
+  auto dag = load_op(op);
+  if (!dag)
+    return fail(dag.error());
+  space::SketchSpace sp(*dag, space_params(codegen::Target::host()));
+  if (sketches || samples <= 0) {
+    fmt::print("{} sketches for {}\n\n{}", sp.sketches().size(), dag->name(), sp.describe());
+    if (samples <= 0)
+      return 0;
+  }
+  std::mt19937_64 rng(seed);
+  for (int i = 0; i < samples; ++i) {
+    space::SketchConfig c = sp.sample(rng);
+    fmt::print("config {} (sketch {}): {}\n", i, c.sketch, schedule::steps_to_json(sp.steps(c)));
+  }
+  return 0;
+}
+
 static int target_command(const std::string& triple, const std::string& cpu) {
   if (triple.empty() && cpu.empty()) {
     fmt::print("{}", codegen::Target::host().describe());
@@ -161,6 +245,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   run->add_flag("--flush-cache", run_options.timing.flush_cache,
                 "flush the caches before every repeat (one call per repeat)");
+  int threads = 0;
+  run->add_option("--threads", threads, "threads for parallel loops (default: all cores)");
 
   std::string stage = "loopnest", out;
   CLI::App* dump = app.add_subcommand("dump", "show the operator at one stage of compilation");
@@ -175,9 +261,38 @@ int main(int argc, char** argv) {
   target->add_option("--target", triple, "an LLVM triple instead of the host's");
   target->add_option("--mcpu", cpu, "a CPU name instead of the host's");
 
+  bool show_sketches = false;
+  int samples = 0;
+  std::uint64_t seed = 1;
+  CLI::App* space_cmd = app.add_subcommand("space", "show an operator's search space");
+  add_op_options(space_cmd, op);
+  space_cmd->add_flag("--sketches", show_sketches, "print the sketches as loop nests");
+  space_cmd->add_option("--sample", samples, "print N random configs (as steps)");
+  space_cmd->add_option("--seed", seed, "random seed")->capture_default_str();
+
+  std::vector<std::string> logs;
+  CLI::App* best = app.add_subcommand("best", "list the best config of every task in logs");
+  best->add_option("logs", logs, "tuning logs (JSON lines)")->required();
+
+  std::string task_key;
+  measure::MeasureOptions replay_options;
+  CLI::App* replay = app.add_subcommand("replay", "rebuild, check and re-time the best configs");
+  replay->add_option("logs", logs, "tuning logs (JSON lines)")->required();
+  replay->add_option("--task", task_key, "only this workload key");
+  replay->add_option("--timeout", replay_options.runner.timeout_seconds, "seconds per candidate")
+      ->capture_default_str();
+
   CLI11_PARSE(app, argc, argv);
-  if (run->parsed())
+  if (space_cmd->parsed())
+    return space_command(op, show_sketches, samples, seed);
+  if (best->parsed())
+    return best_command(logs);
+  if (replay->parsed())
+    return replay_command(logs, task_key, replay_options);
+  if (run->parsed()) {
+    kiln_rt_set_num_threads(threads);
     return run_command(op, run_options);
+  }
   if (dump->parsed())
     return dump_command(op, stage, out);
   return target_command(triple, cpu);

@@ -9,6 +9,7 @@
 #include "kiln/support/error.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -83,6 +84,11 @@ private:
   std::vector<Stage> stages_;
   std::vector<Param> params_;
 };
+
+/// Replaces every load of a stage in `stages` by that stage's body with its
+/// axes bound to the load's indices (inlining). Bodies in `stages` must
+/// already have their own inlined stages substituted.
+Expr inline_stages(const Expr& e, const std::map<std::string, const Stage*>& stages);
 
 /// Checks one stage against the stages before it, throwing UserError. The
 /// parser calls it too, after checking with locations itself.

@@ -40,6 +40,12 @@ struct CheckReport {
   std::string describe() const;
 };
 
+/// Compares every output of `buffers` with `expected` (one row-major vector
+/// per output argument, in argument order), with the tolerance above.
+CheckReport compare_outputs(const ir::ComputeDAG& dag, const ArgumentBuffers& buffers,
+                            const std::vector<std::vector<double>>& expected,
+                            const CheckOptions& options = {});
+
 /// Runs the interpreter on the buffers' inputs and compares every output.
 /// Throws UserError when the interpreter itself fails (e.g. the op reads
 /// out of bounds).

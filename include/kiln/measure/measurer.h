@@ -1,0 +1,73 @@
+// Measuring configs of one task: the builder and the runner behind the one
+// interface the tuner sees. Tests put a simulated measurer behind the same
+// interface.
+#ifndef KILN_MEASURE_MEASURER_H
+#define KILN_MEASURE_MEASURER_H
+
+#include "kiln/codegen/target.h"
+#include "kiln/ir/compute_dag.h"
+#include "kiln/measure/builder.h"
+#include "kiln/measure/record.h"
+#include "kiln/measure/reference.h"
+#include "kiln/measure/runner.h"
+
+#include <array>
+#include <memory>
+#include <vector>
+
+namespace kiln::measure {
+
+/// Trials and time so far, by outcome.
+struct MeasureStats {
+  std::array<std::int64_t, 6> by_error{}; ///< indexed by MeasureError
+  std::int64_t trials = 0;
+  double build_seconds = 0; ///< summed over builder threads
+  double run_seconds = 0;
+  double wall_seconds = 0;
+
+  std::int64_t errors() const { return trials - by_error[0]; }
+};
+
+class Measurer {
+public:
+  virtual ~Measurer() = default;
+  /// Measures a batch; one result per config, in order. Never throws.
+  virtual std::vector<MeasureResult> measure(const std::vector<Config>& configs) = 0;
+  virtual const MeasureStats& stats() const = 0;
+};
+
+struct MeasureOptions {
+  int build_threads = 0; ///< < 1: one per core
+  bool isolate = true;   ///< run trials in a worker process
+  RunnerOptions runner;
+  CheckOptions check;
+  std::uint64_t seed = 1; ///< input data
+};
+
+/// Builds (in parallel) and runs (one at a time) real kernels.
+class ProgramMeasurer : public Measurer {
+public:
+  /// Compiles and checks the reference (the naive schedule) first.
+  static Expected<std::unique_ptr<ProgramMeasurer>> create(const ir::ComputeDAG& dag,
+                                                           const codegen::Target& target,
+                                                           const MeasureOptions& options,
+                                                           Instantiate instantiate = nullptr);
+  ~ProgramMeasurer() override;
+
+  std::vector<MeasureResult> measure(const std::vector<Config>& configs) override;
+  const MeasureStats& stats() const override { return stats_; }
+  const Reference& reference() const { return *reference_; }
+
+private:
+  ProgramMeasurer() = default;
+  ir::ComputeDAG dag_;
+  Instantiate instantiate_;
+  std::unique_ptr<Reference> reference_;
+  std::unique_ptr<Runner> runner_;
+  std::unique_ptr<Builder> builder_;
+  MeasureStats stats_;
+};
+
+} // namespace kiln::measure
+
+#endif

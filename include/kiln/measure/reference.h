@@ -1,0 +1,41 @@
+// The answer every candidate must reproduce: the naive schedule's outputs on
+// the seeded inputs, themselves checked once against the interpreter.
+// Comparing with a compiled reference is fast enough to check every element
+// of every trial.
+#ifndef KILN_MEASURE_REFERENCE_H
+#define KILN_MEASURE_REFERENCE_H
+
+#include "kiln/codegen/target.h"
+#include "kiln/ir/compute_dag.h"
+#include "kiln/measure/argument_buffers.h"
+#include "kiln/measure/checker.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace kiln::measure {
+
+class Reference {
+public:
+  /// Compiles and runs the naive schedule on inputs from `seed` and checks
+  /// it against the interpreter. An Error when the naive kernel itself is
+  /// wrong (a kiln bug) or the interpreter fails (e.g. the op reads out of
+  /// bounds).
+  static Expected<Reference> create(const ir::ComputeDAG& dag, const codegen::Target& target,
+                                    std::uint64_t seed, const CheckOptions& options = {});
+
+  std::uint64_t seed() const { return seed_; }
+  const CheckReport& interpreter_check() const { return interpreter_check_; }
+  /// Every element of every output of `candidate` against the reference.
+  CheckReport compare(const ir::ComputeDAG& dag, const ArgumentBuffers& candidate) const;
+
+private:
+  std::uint64_t seed_ = 0;
+  CheckOptions options_;
+  CheckReport interpreter_check_;
+  std::vector<std::vector<double>> outputs_;
+};
+
+} // namespace kiln::measure
+
+#endif

@@ -1,0 +1,50 @@
+// The runner: loads a compiled candidate, runs it on the seeded inputs,
+// compares every output element with the reference, and times it. Timing
+// runs one candidate at a time, so two timings never share the CPU.
+//
+// Two runners share one implementation of a trial:
+//  - in-process: fastest, but a kernel that crashes takes the process down;
+//  - isolated (`kiln tune --isolate`, the default there): trials run in a
+//    forked worker process; a crash (e.g. SIGSEGV) or a trial that passes
+//    the timeout kills the worker, the error is recorded, and a fresh worker
+//    takes the next candidate.
+#ifndef KILN_MEASURE_RUNNER_H
+#define KILN_MEASURE_RUNNER_H
+
+#include "kiln/codegen/compiler.h"
+#include "kiln/ir/compute_dag.h"
+#include "kiln/measure/checker.h"
+#include "kiln/measure/record.h"
+#include "kiln/measure/reference.h"
+#include "kiln/measure/timer.h"
+
+#include <memory>
+
+namespace kiln::measure {
+
+struct RunnerOptions {
+  TimingOptions timing{.warmup = 1, .repeat = 3, .min_repeat_ms = 20, .flush_cache = false};
+  double timeout_seconds = 10; ///< per candidate (isolated runner only)
+};
+
+class Runner {
+public:
+  virtual ~Runner() = default;
+  /// Measures one compiled candidate. Never throws; errors are in the result.
+  virtual MeasureResult run(const codegen::ObjectCode& object) = 0;
+};
+
+/// Runs candidates in this process.
+Expected<std::unique_ptr<Runner>> make_local_runner(const ir::ComputeDAG& dag,
+                                                    const Reference& reference,
+                                                    const RunnerOptions& options);
+
+/// Runs candidates in a forked worker process, replaced after a crash or a
+/// timeout. Create it early, before the process starts threads of its own.
+Expected<std::unique_ptr<Runner>> make_isolated_runner(const ir::ComputeDAG& dag,
+                                                       const Reference& reference,
+                                                       const RunnerOptions& options);
+
+} // namespace kiln::measure
+
+#endif

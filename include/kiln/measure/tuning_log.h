@@ -1,0 +1,65 @@
+// The tuning log: JSON Lines, one record a line, append-only, flushed after
+// every batch. Reading never fails on a damaged line: it is skipped with a
+// warning naming its line number, and the rest loads. Logs from several runs
+// or machines merge by concatenation.
+#ifndef KILN_MEASURE_TUNING_LOG_H
+#define KILN_MEASURE_TUNING_LOG_H
+
+#include "kiln/codegen/target.h"
+#include "kiln/measure/record.h"
+#include "kiln/support/error.h"
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kiln::measure {
+
+struct LoadedLog {
+  std::vector<Record> records;
+  std::vector<std::string> warnings; ///< "log.jsonl:17: skipped: …"
+  std::int64_t lines = 0;
+};
+
+/// Reads one log. An Error only when the file cannot be read at all.
+Expected<LoadedLog> load_log(const std::string& path);
+/// Reads several logs as one (their records concatenated in order).
+Expected<LoadedLog> load_logs(const std::vector<std::string>& paths);
+
+/// Appends records to a log file.
+class LogWriter {
+public:
+  /// Opens (creating it if needed) for appending. If the file ends in a
+  /// partial line (a killed run), a newline is written first so the next
+  /// record starts on a line of its own.
+  static Expected<std::unique_ptr<LogWriter>> open(const std::string& path);
+  ~LogWriter();
+
+  /// Writes the records, one line each, and flushes them to the file.
+  std::optional<Error> append(const std::vector<Record>& records);
+  const std::string& path() const { return path_; }
+
+private:
+  LogWriter(std::string path, std::FILE* file) : path_(std::move(path)), file_(file) {}
+  std::string path_;
+  std::FILE* file_;
+};
+
+/// How closely a record's target matches the machine asking.
+enum class TargetMatch : std::uint8_t { Exact, SameFamily, Any };
+
+/// The best valid record (lowest median time) of a task for a target.
+/// Fallback when the exact target (same triple and CPU) has none: the same
+/// ISA family (same architecture and vector width), then any target. Returns
+/// nullptr when the task has no valid record at all.
+const Record* history_best(const std::vector<Record>& records, const std::string& workload_key,
+                           const codegen::Target& target, TargetMatch* matched = nullptr);
+
+/// The best valid record of every (task, target) in the records, in order of
+/// first appearance.
+std::vector<const Record*> best_per_task(const std::vector<Record>& records);
+
+} // namespace kiln::measure
+
+#endif

@@ -1,0 +1,145 @@
+// Ansor-style search space: sketches derived from the DAG by rules, filled by
+// random annotation.
+//
+// A sketch fixes the structure of a schedule: which stages are inlined,
+// which get multi-level tiling ("SSRSRS": each spatial axis in 4 levels,
+// each reduction axis in 2), whether a tiled stage accumulates in a local
+// cache or is fused into its element-wise consumer and at which tile level,
+// and which stages get a simple tiling. A config of a sketch is its open
+// decisions: tile sizes, how many outer loops run in parallel, the
+// auto-unroll step. Every config maps to an ordinary list of steps, so
+// everything downstream (measurement, records, replay) sees plain States.
+//
+// Rules, applied from the output stage back to the inputs:
+//  1. always-inline: an element-wise stage that is not an output, has no
+//     reduction and calls no math function (padding, bias add) is inlined;
+//  2. multi-level tiling with fusion: a stage with data reuse (a reduction
+//     that some input reads without one of its spatial axes: matmul, conv,
+//     batch matmul) whose only consumer reads it element-wise is tiled and
+//     computed at that consumer's tile, at level 1 or 2 (two sketches);
+//  3. multi-level tiling with a cache write: a stage with data reuse and no
+//     such consumer accumulates into `<stage>.local`, tiled and computed at
+//     level 1 or 2 of the copy; a third sketch tiles the stage in place;
+//  4. simple tiling (fallback, also for reductions without reuse such as
+//     row sums and softmax, where Ansor would use rfactor, not yet in
+//     kiln): each spatial axis in 2 levels, outer spatial loops, then the
+//     reduction loops, then inner spatial loops; the outer ones fused and
+//     parallel, the innermost vectorized.
+#ifndef KILN_SPACE_SKETCH_H
+#define KILN_SPACE_SKETCH_H
+
+#include "kiln/ir/compute_dag.h"
+#include "kiln/schedule/state.h"
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace kiln::space {
+
+/// What the space needs to know of the machine.
+struct SpaceParams {
+  int vector_lanes = 16; ///< longest vector loop (host width / element size)
+  int cores = 1;
+  std::int64_t max_innermost_factor = 64; ///< Ansor's max_innermost_split_factor
+};
+
+enum class PlanKind : std::uint8_t { Inline, MultiLevel, Simple, Outer };
+
+/// What a sketch does with one stage.
+struct StagePlan {
+  PlanKind kind = PlanKind::Simple;
+  std::string stage;
+  // MultiLevel only:
+  std::string tiled; ///< stage that gets the multi-level tiling (stage or stage.local)
+  std::string outer; ///< stage holding the outer tile levels; empty when tiled in place
+  std::vector<std::string> outer_axes; ///< its axes, matching the tiled stage's spatial axes
+  bool cache_write = false;
+  int level = 0; ///< attach level (1 or 2) when `outer` is set
+};
+
+/// One tile decision: an axis of a stage split in `parts` levels.
+struct TileAxis {
+  std::string stage; ///< the stage whose axis it is (in the original DAG)
+  std::string axis;
+  std::int64_t extent = 0;
+  int parts = 0;
+  bool reduce = false;
+  std::int64_t max_innermost = 64;
+};
+
+/// The open decisions of a sketch, filled.
+struct SketchConfig {
+  int sketch = 0;
+  std::vector<std::vector<std::int64_t>> tiles; ///< per TileAxis: `parts` factors, outer first
+  std::vector<int> parallel;                    ///< per stage plan: outer loops fused parallel
+  std::vector<std::int64_t> unroll;             ///< per stage plan: auto_unroll_max_step
+  bool operator==(const SketchConfig&) const = default;
+};
+
+class Sketch {
+public:
+  Sketch(std::string name, std::vector<StagePlan> plans, std::vector<TileAxis> axes)
+      : name_(std::move(name)), plans_(std::move(plans)), axes_(std::move(axes)) {}
+
+  const std::string& name() const { return name_; }
+  const std::vector<StagePlan>& plans() const { return plans_; }
+  const std::vector<TileAxis>& axes() const { return axes_; }
+
+  /// The steps of a filled config (never refused by State::apply for a
+  /// config this sketch sampled or mutated).
+  std::vector<schedule::Step> steps(const SketchConfig& config) const;
+  /// How many outer loops a plan can run in parallel (the choices are 0..n).
+  int max_parallel(int plan) const;
+
+private:
+  std::string name_;
+  std::vector<StagePlan> plans_;
+  std::vector<TileAxis> axes_;
+};
+
+/// Ansor's choices of auto_unroll_max_step.
+inline constexpr std::int64_t kUnrollChoices[] = {0, 16, 64, 512};
+
+class SketchSpace {
+public:
+  SketchSpace(const ir::ComputeDAG& dag, const SpaceParams& params);
+
+  const ir::ComputeDAG& dag() const { return dag_; }
+  const SpaceParams& params() const { return params_; }
+  const std::vector<Sketch>& sketches() const { return sketches_; }
+
+  /// A random config: a sketch, then tile sizes uniform among the exact
+  /// factorizations of each extent, a parallel granularity, an unroll step.
+  SketchConfig sample(std::mt19937_64& rng) const;
+  /// One random change (Ansor's mutations): move a factor between two
+  /// levels of a tile (90%), redraw an unroll step, or change the parallel
+  /// granularity.
+  SketchConfig mutate(const SketchConfig& config, std::mt19937_64& rng) const;
+  /// Takes each decision group (a tile axis, a plan's annotations) from one
+  /// parent or the other; both parents must share a sketch.
+  SketchConfig crossover(const SketchConfig& a, const SketchConfig& b, std::mt19937_64& rng) const;
+
+  std::vector<schedule::Step> steps(const SketchConfig& config) const {
+    return sketches_.at(config.sketch).steps(config);
+  }
+  /// The flat numeric view of a config: the sketch, every factor, the
+  /// annotations (for display and the knob view of a config).
+  std::vector<std::int64_t> flatten(const SketchConfig& config) const;
+  /// The inverse of flatten; nullopt when the numbers do not form a config.
+  std::optional<SketchConfig> unflatten(const std::vector<std::int64_t>& flat) const;
+
+  /// The sketches as loop nests with every tile size 1 (for `kiln space
+  /// --sketches`), each headed by its name and its open decisions.
+  std::string describe() const;
+
+private:
+  ir::ComputeDAG dag_;
+  SpaceParams params_;
+  std::vector<Sketch> sketches_;
+};
+
+} // namespace kiln::space
+
+#endif

@@ -1,0 +1,225 @@
+#include "kiln/measure/record.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+namespace kiln::measure {
+
+using nlohmann::json;
+
+std::string_view error_name(MeasureError e) {
+  switch (e) {
+  case MeasureError::None:
+    return "none";
+  case MeasureError::InvalidSchedule:
+    return "invalid_schedule";
+  case MeasureError::CompileError:
+    return "compile_error";
+  case MeasureError::RuntimeCrash:
+    return "runtime_crash";
+  case MeasureError::Timeout:
+    return "timeout";
+  case MeasureError::WrongAnswer:
+    return "wrong_answer";
+  }
+  return "?";
+}
+
+std::optional<MeasureError> parse_error_name(std::string_view name) {
+  for (MeasureError e :
+       {MeasureError::None, MeasureError::InvalidSchedule, MeasureError::CompileError,
+        MeasureError::RuntimeCrash, MeasureError::Timeout, MeasureError::WrongAnswer})
+    if (error_name(e) == name)
+      return e;
+  return std::nullopt;
+}
+
+TaskInfo TaskInfo::from_dag(const ir::ComputeDAG& dag, std::string source) {
+  return TaskInfo{dag.workload_key(), dag.name(),        dag.params(),
+                  dag.to_string(),    std::move(source), dag.flop_count()};
+}
+
+std::string Config::key() const {
+  if (!template_name.empty()) {
+    std::string k = template_name;
+    for (const auto& [knob, choice] : knobs)
+      k += fmt::format(";{}={}", knob, choice);
+    return k;
+  }
+  return schedule::steps_to_json(steps);
+}
+
+double MeasureResult::median() const {
+  if (costs.empty())
+    return 0;
+  std::vector<double> c = costs;
+  std::sort(c.begin(), c.end());
+  return c.size() % 2 ? c[c.size() / 2] : (c[c.size() / 2 - 1] + c[c.size() / 2]) / 2;
+}
+
+double MeasureResult::min() const {
+  return costs.empty() ? 0 : *std::min_element(costs.begin(), costs.end());
+}
+
+double Record::gflops() const {
+  return result.ok() && result.median() > 0 ? task.flops / result.median() / 1e9 : 0;
+}
+
+std::string to_json_line(const Record& r) {
+  json params = json::array();
+  for (const ir::Param& p : r.task.params)
+    params.push_back({p.name, p.value});
+  json config = json::object();
+  if (r.config.template_name.empty()) {
+    config["steps"] = json::parse(schedule::steps_to_json(r.config.steps));
+  } else {
+    config["template"] = r.config.template_name;
+    json knobs = json::array();
+    for (const auto& [k, v] : r.config.knobs)
+      knobs.push_back({k, v});
+    config["knobs"] = knobs;
+  }
+  json j = {
+      {"v", kRecordVersion},
+      {"task",
+       {{"key", r.task.workload_key},
+        {"op", r.task.op_name},
+        {"params", params},
+        {"dag", r.task.dag_text},
+        {"source", r.task.source},
+        {"flops", r.task.flops}}},
+      {"target",
+       {{"triple", r.target.triple},
+        {"cpu", r.target.cpu},
+        {"features", r.target.features},
+        {"vector_bits", r.target.vector_bits},
+        {"cores", r.target.cores}}},
+      {"config", config},
+      {"result",
+       {{"error", std::string(error_name(r.result.error))},
+        {"message", r.result.message},
+        {"costs", r.result.costs},
+        {"number", r.result.number},
+        {"build_s", r.result.build_seconds},
+        {"run_s", r.result.run_seconds}}},
+      {"trial", r.trial},
+      {"time", r.timestamp},
+      {"kiln", r.kiln_version},
+  };
+  return j.dump();
+}
+
+namespace {
+/// Reads fields with errors that name the field.
+class RecordReader {
+public:
+  explicit RecordReader(const json& j) : root_(j) {}
+
+  Record read() {
+    if (!root_.is_object())
+      fail("the line is not a JSON object");
+    std::int64_t v = number<std::int64_t>(root_, "v");
+    if (v != kRecordVersion)
+      fail(fmt::format("record version {} is not supported (this kiln reads {})", v,
+                       kRecordVersion));
+    Record r;
+    const json& task = object(root_, "task");
+    r.task.workload_key = string(task, "key");
+    r.task.op_name = string(task, "op");
+    for (const json& p : array(task, "params")) {
+      if (!p.is_array() || p.size() != 2 || !p[0].is_string() || !p[1].is_number_integer())
+        fail("task.params must be [name, value] pairs");
+      r.task.params.push_back({p[0].get<std::string>(), p[1].get<std::int64_t>()});
+    }
+    r.task.dag_text = string(task, "dag");
+    r.task.source = string(task, "source");
+    r.task.flops = number<double>(task, "flops");
+    const json& target = object(root_, "target");
+    r.target.triple = string(target, "triple");
+    r.target.cpu = string(target, "cpu");
+    r.target.features = string(target, "features");
+    r.target.vector_bits = static_cast<int>(number<std::int64_t>(target, "vector_bits"));
+    r.target.cores = static_cast<int>(number<std::int64_t>(target, "cores"));
+    const json& config = object(root_, "config");
+    if (config.contains("template")) {
+      r.config.template_name = string(config, "template");
+      for (const json& k : array(config, "knobs")) {
+        if (!k.is_array() || k.size() != 2 || !k[0].is_string() || !k[1].is_number_integer())
+          fail("config.knobs must be [name, choice] pairs");
+        r.config.knobs.emplace_back(k[0].get<std::string>(), k[1].get<std::int64_t>());
+      }
+    } else {
+      auto steps = schedule::steps_from_json(array(config, "steps").dump());
+      if (!steps)
+        fail("config.steps: " + steps.error().message());
+      r.config.steps = std::move(*steps);
+    }
+    const json& result = object(root_, "result");
+    auto error = parse_error_name(string(result, "error"));
+    if (!error)
+      fail("result.error is not a known error kind");
+    r.result.error = *error;
+    r.result.message = string(result, "message");
+    for (const json& c : array(result, "costs")) {
+      if (!c.is_number())
+        fail("result.costs must be numbers");
+      r.result.costs.push_back(c.get<double>());
+    }
+    r.result.number = static_cast<int>(number<std::int64_t>(result, "number"));
+    r.result.build_seconds = number<double>(result, "build_s");
+    r.result.run_seconds = number<double>(result, "run_s");
+    r.trial = number<std::int64_t>(root_, "trial");
+    r.timestamp = number<double>(root_, "time");
+    r.kiln_version = string(root_, "kiln");
+    return r;
+  }
+
+private:
+  [[noreturn]] static void fail(const std::string& why) {
+    throw UserError(Error("bad-record", why));
+  }
+  static const json& field(const json& j, const char* name) {
+    auto it = j.find(name);
+    if (it == j.end())
+      fail(fmt::format("missing field \"{}\"", name));
+    return *it;
+  }
+  static const json& object(const json& j, const char* name) {
+    const json& v = field(j, name);
+    if (!v.is_object())
+      fail(fmt::format("\"{}\" must be an object", name));
+    return v;
+  }
+  static const json& array(const json& j, const char* name) {
+    const json& v = field(j, name);
+    if (!v.is_array())
+      fail(fmt::format("\"{}\" must be a list", name));
+    return v;
+  }
+  static std::string string(const json& j, const char* name) {
+    const json& v = field(j, name);
+    if (!v.is_string())
+      fail(fmt::format("\"{}\" must be a string", name));
+    return v.get<std::string>();
+  }
+  template <typename T> static T number(const json& j, const char* name) {
+    const json& v = field(j, name);
+    if (!v.is_number() || (std::is_integral_v<T> && !v.is_number_integer()))
+      fail(fmt::format("\"{}\" must be a number", name));
+    return v.get<T>();
+  }
+
+  const json& root_;
+};
+} // namespace
+
+Expected<Record> parse_record(std::string_view line) {
+  json j = json::parse(line, nullptr, false);
+  if (j.is_discarded())
+    return Error("bad-record", "not valid JSON (a truncated or damaged line)");
+  return catch_user_error([&] { return RecordReader(j).read(); });
+}
+
+} // namespace kiln::measure

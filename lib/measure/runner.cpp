@@ -1,0 +1,278 @@
+#include "kiln/measure/runner.h"
+
+#include "kiln/codegen/jit.h"
+#include "kiln/measure/argument_buffers.h"
+#include "kiln/support/stopwatch.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace kiln::measure {
+
+namespace {
+
+/// One trial: load, run once, compare, time.
+MeasureResult run_trial(codegen::Jit& jit, const codegen::ObjectCode& object,
+                        const ir::ComputeDAG& dag, ArgumentBuffers& buffers,
+                        const Reference& reference, const RunnerOptions& options) {
+  Stopwatch clock;
+  MeasureResult result;
+  auto kernel = jit.load(object);
+  if (!kernel) {
+    result.error = MeasureError::CompileError;
+    result.message = kernel.error().message();
+    return result;
+  }
+  buffers.poison_outputs();
+  (*kernel)->run(buffers.pointers());
+  CheckReport check = reference.compare(dag, buffers);
+  if (!check.passed) {
+    result.error = MeasureError::WrongAnswer;
+    result.message = check.first_mismatch;
+  } else {
+    Timing t = time_function([&] { (*kernel)->run(buffers.pointers()); }, options.timing);
+    result.costs = t.seconds;
+    result.number = t.number;
+  }
+  result.run_seconds = clock.elapsed_ms() / 1e3;
+  return result;
+}
+
+class LocalRunner : public Runner {
+public:
+  LocalRunner(const ir::ComputeDAG& dag, const Reference& reference, const RunnerOptions& options,
+              std::unique_ptr<codegen::Jit> jit)
+      : dag_(dag), reference_(reference), options_(options), jit_(std::move(jit)),
+        buffers_(dag, reference.seed()) {}
+
+  MeasureResult run(const codegen::ObjectCode& object) override {
+    return run_trial(*jit_, object, dag_, buffers_, reference_, options_);
+  }
+
+private:
+  ir::ComputeDAG dag_;
+  const Reference& reference_;
+  RunnerOptions options_;
+  std::unique_ptr<codegen::Jit> jit_;
+  ArgumentBuffers buffers_;
+};
+
+// --- the worker protocol: length-prefixed messages over two pipes ---
+
+bool write_all(int fd, const void* data, size_t size) {
+  const char* p = static_cast<const char*>(data);
+  while (size > 0) {
+    ssize_t n = ::write(fd, p, size);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    p += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+bool read_all(int fd, void* data, size_t size) {
+  char* p = static_cast<char*>(data);
+  while (size > 0) {
+    ssize_t n = ::read(fd, p, size);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    p += n;
+    size -= static_cast<size_t>(n);
+  }
+  return true;
+}
+
+bool write_string(int fd, const std::string& s) {
+  std::uint64_t n = s.size();
+  return write_all(fd, &n, sizeof n) && write_all(fd, s.data(), s.size());
+}
+
+bool read_string(int fd, std::string& s) {
+  std::uint64_t n = 0;
+  if (!read_all(fd, &n, sizeof n) || n > (1ull << 32))
+    return false;
+  s.resize(n);
+  return read_all(fd, s.data(), n);
+}
+
+bool write_result(int fd, const MeasureResult& r) {
+  std::uint32_t head[3] = {static_cast<std::uint32_t>(r.error),
+                           static_cast<std::uint32_t>(r.number),
+                           static_cast<std::uint32_t>(r.costs.size())};
+  return write_all(fd, head, sizeof head) &&
+         write_all(fd, r.costs.data(), r.costs.size() * sizeof(double)) &&
+         write_all(fd, &r.run_seconds, sizeof r.run_seconds) && write_string(fd, r.message);
+}
+
+bool read_result(int fd, MeasureResult& r) {
+  std::uint32_t head[3];
+  if (!read_all(fd, head, sizeof head) || head[2] > 100000)
+    return false;
+  r.error = static_cast<MeasureError>(head[0]);
+  r.number = static_cast<int>(head[1]);
+  r.costs.resize(head[2]);
+  return read_all(fd, r.costs.data(), r.costs.size() * sizeof(double)) &&
+         read_all(fd, &r.run_seconds, sizeof r.run_seconds) && read_string(fd, r.message);
+}
+
+/// The worker's loop: read a candidate, measure it, answer; exit at EOF.
+[[noreturn]] void worker_main(int in, int out, const ir::ComputeDAG& dag,
+                              const Reference& reference, const RunnerOptions& options) {
+  // A crash must kill the worker, whatever handlers the host process (or a
+  // test framework) installed: the parent reads the signal from its status.
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT})
+    std::signal(sig, SIG_DFL);
+  auto jit = codegen::Jit::create();
+  if (!jit)
+    ::_exit(3);
+  ArgumentBuffers buffers(dag, reference.seed());
+  while (true) {
+    codegen::ObjectCode object;
+    std::string bytes;
+    if (!read_string(in, object.kernel) || !read_string(in, object.packed_kernel) ||
+        !read_string(in, bytes))
+      ::_exit(0);
+    object.bytes.assign(bytes.begin(), bytes.end());
+    MeasureResult r = run_trial(**jit, object, dag, buffers, reference, options);
+    if (!write_result(out, r))
+      ::_exit(0);
+  }
+}
+
+class IsolatedRunner : public Runner {
+public:
+  IsolatedRunner(const ir::ComputeDAG& dag, const Reference& reference,
+                 const RunnerOptions& options)
+      : dag_(dag), reference_(reference), options_(options) {}
+
+  ~IsolatedRunner() override { stop_worker(); }
+
+  std::optional<Error> start_worker() {
+    int to_worker[2], from_worker[2];
+    if (::pipe(to_worker) != 0)
+      return Error("worker-error", fmt::format("cannot create a pipe: {}", std::strerror(errno)));
+    if (::pipe(from_worker) != 0) {
+      ::close(to_worker[0]);
+      ::close(to_worker[1]);
+      return Error("worker-error", fmt::format("cannot create a pipe: {}", std::strerror(errno)));
+    }
+    pid_t pid = ::fork();
+    if (pid < 0)
+      return Error("worker-error",
+                   fmt::format("cannot start a worker process: {}", std::strerror(errno)));
+    if (pid == 0) {
+      ::close(to_worker[1]);
+      ::close(from_worker[0]);
+      worker_main(to_worker[0], from_worker[1], dag_, reference_, options_);
+    }
+    ::close(to_worker[0]);
+    ::close(from_worker[1]);
+    pid_ = pid;
+    to_ = to_worker[1];
+    from_ = from_worker[0];
+    return std::nullopt;
+  }
+
+  MeasureResult run(const codegen::ObjectCode& object) override {
+    MeasureResult result;
+    if (pid_ < 0)
+      if (auto err = start_worker()) {
+        result.error = MeasureError::RuntimeCrash;
+        result.message = err->message();
+        return result;
+      }
+    Stopwatch clock;
+    std::string bytes(object.bytes.begin(), object.bytes.end());
+    if (!write_string(to_, object.kernel) || !write_string(to_, object.packed_kernel) ||
+        !write_string(to_, bytes))
+      return worker_died(clock);
+    pollfd p{from_, POLLIN, 0};
+    int timeout_ms = static_cast<int>(options_.timeout_seconds * 1000);
+    int ready;
+    do {
+      ready = ::poll(&p, 1, timeout_ms);
+    } while (ready < 0 && errno == EINTR);
+    if (ready == 0) {
+      stop_worker();
+      result.error = MeasureError::Timeout;
+      result.message =
+          fmt::format("no answer within {:g} s; the worker was killed", options_.timeout_seconds);
+      result.run_seconds = clock.elapsed_ms() / 1e3;
+      return result;
+    }
+    if (!read_result(from_, result))
+      return worker_died(clock);
+    return result;
+  }
+
+private:
+  MeasureResult worker_died(const Stopwatch& clock) {
+    MeasureResult result;
+    result.error = MeasureError::RuntimeCrash;
+    int status = 0;
+    ::close(to_);
+    ::close(from_);
+    pid_t pid = pid_;
+    pid_ = -1;
+    if (::waitpid(pid, &status, 0) == pid && WIFSIGNALED(status))
+      result.message = fmt::format("the kernel crashed: signal {} ({})", WTERMSIG(status),
+                                   strsignal(WTERMSIG(status)));
+    else
+      result.message = fmt::format("the worker exited unexpectedly (status {})",
+                                   WIFEXITED(status) ? WEXITSTATUS(status) : status);
+    result.run_seconds = clock.elapsed_ms() / 1e3;
+    return result;
+  }
+
+  void stop_worker() {
+    if (pid_ < 0)
+      return;
+    ::kill(pid_, SIGKILL);
+    ::close(to_);
+    ::close(from_);
+    int status;
+    ::waitpid(pid_, &status, 0);
+    pid_ = -1;
+  }
+
+  ir::ComputeDAG dag_;
+  const Reference& reference_;
+  RunnerOptions options_;
+  pid_t pid_ = -1;
+  int to_ = -1, from_ = -1;
+};
+
+} // namespace
+
+Expected<std::unique_ptr<Runner>> make_local_runner(const ir::ComputeDAG& dag,
+                                                    const Reference& reference,
+                                                    const RunnerOptions& options) {
+  auto jit = codegen::Jit::create();
+  if (!jit)
+    return jit.error();
+  return std::unique_ptr<Runner>(new LocalRunner(dag, reference, options, std::move(*jit)));
+}
+
+Expected<std::unique_ptr<Runner>> make_isolated_runner(const ir::ComputeDAG& dag,
+                                                       const Reference& reference,
+                                                       const RunnerOptions& options) {
+  // A worker that dies mid-write must not kill us with SIGPIPE.
+  std::signal(SIGPIPE, SIG_IGN);
+  auto runner = std::make_unique<IsolatedRunner>(dag, reference, options);
+  if (auto err = runner->start_worker())
+    return *err;
+  return std::unique_ptr<Runner>(std::move(runner));
+}
+
+} // namespace kiln::measure

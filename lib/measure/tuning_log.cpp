@@ -1,0 +1,132 @@
+#include "kiln/measure/tuning_log.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <map>
+
+namespace kiln::measure {
+
+Expected<LoadedLog> load_log(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return Error("cannot-read-log",
+                 fmt::format("cannot read the tuning log '{}': {}", path, std::strerror(errno)));
+  LoadedLog log;
+  std::string line;
+  while (std::getline(in, line)) {
+    ++log.lines;
+    if (line.empty() || line.find_first_not_of(" \t\r") == std::string::npos)
+      continue;
+    auto record = parse_record(line);
+    if (!record) {
+      log.warnings.push_back(
+          fmt::format("{}:{}: skipped: {}", path, log.lines, record.error().message()));
+      continue;
+    }
+    log.records.push_back(std::move(*record));
+  }
+  return log;
+}
+
+Expected<LoadedLog> load_logs(const std::vector<std::string>& paths) {
+  LoadedLog all;
+  for (const std::string& p : paths) {
+    auto log = load_log(p);
+    if (!log)
+      return log.error();
+    all.lines += log->lines;
+    for (Record& r : log->records)
+      all.records.push_back(std::move(r));
+    for (std::string& w : log->warnings)
+      all.warnings.push_back(std::move(w));
+  }
+  return all;
+}
+
+Expected<std::unique_ptr<LogWriter>> LogWriter::open(const std::string& path) {
+  // A log whose last line has no newline was cut off mid-write.
+  bool needs_newline = false;
+  if (std::FILE* existing = std::fopen(path.c_str(), "rb")) {
+    if (std::fseek(existing, -1, SEEK_END) == 0) {
+      int last = std::fgetc(existing);
+      needs_newline = last != EOF && last != '\n';
+    }
+    std::fclose(existing);
+  }
+  std::FILE* f = std::fopen(path.c_str(), "ab");
+  if (!f)
+    return Error("cannot-write-log", fmt::format("cannot open the tuning log '{}' for writing: {}",
+                                                 path, std::strerror(errno)));
+  if (needs_newline)
+    std::fputc('\n', f);
+  return std::unique_ptr<LogWriter>(new LogWriter(path, f));
+}
+
+LogWriter::~LogWriter() {
+  std::fclose(file_);
+}
+
+std::optional<Error> LogWriter::append(const std::vector<Record>& records) {
+  std::string text;
+  for (const Record& r : records)
+    text += to_json_line(r) + "\n";
+  if (std::fwrite(text.data(), 1, text.size(), file_) != text.size() || std::fflush(file_) != 0)
+    return Error("cannot-write-log", fmt::format("cannot write to the tuning log '{}': {}", path_,
+                                                 std::strerror(errno)));
+  return std::nullopt;
+}
+
+/// "x86_64" from "x86_64-pc-linux-gnu".
+static std::string arch_of(const std::string& triple) {
+  return triple.substr(0, triple.find('-'));
+}
+
+static TargetMatch match_of(const codegen::Target& have, const codegen::Target& want) {
+  if (have.triple == want.triple && have.cpu == want.cpu)
+    return TargetMatch::Exact;
+  if (arch_of(have.triple) == arch_of(want.triple) && have.vector_bits == want.vector_bits)
+    return TargetMatch::SameFamily;
+  return TargetMatch::Any;
+}
+
+const Record* history_best(const std::vector<Record>& records, const std::string& workload_key,
+                           const codegen::Target& target, TargetMatch* matched) {
+  const Record* best[3] = {nullptr, nullptr, nullptr};
+  for (const Record& r : records) {
+    if (r.task.workload_key != workload_key || !r.result.ok())
+      continue;
+    auto m = static_cast<int>(match_of(r.target, target));
+    if (!best[m] || r.result.median() < best[m]->result.median())
+      best[m] = &r;
+  }
+  for (int m = 0; m < 3; ++m)
+    if (best[m]) {
+      if (matched)
+        *matched = static_cast<TargetMatch>(m);
+      return best[m];
+    }
+  return nullptr;
+}
+
+std::vector<const Record*> best_per_task(const std::vector<Record>& records) {
+  std::map<std::pair<std::string, std::string>, size_t> index;
+  std::vector<const Record*> best;
+  for (const Record& r : records) {
+    if (!r.result.ok())
+      continue;
+    auto key = std::make_pair(r.task.workload_key, r.target.triple + "/" + r.target.cpu);
+    auto it = index.find(key);
+    if (it == index.end()) {
+      index[key] = best.size();
+      best.push_back(&r);
+    } else if (r.result.median() < best[it->second]->result.median()) {
+      best[it->second] = &r;
+    }
+  }
+  return best;
+}
+
+} // namespace kiln::measure

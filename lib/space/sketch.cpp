@@ -1,0 +1,611 @@
+#include "kiln/space/sketch.h"
+
+#include "kiln/ir/expr_visitor.h"
+#include "kiln/schedule/lower.h"
+#include "kiln/space/factorization.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace kiln::space {
+
+using schedule::AnnotateStep;
+using schedule::Annotation;
+using schedule::Step;
+
+namespace {
+
+/// Variables and loads in an expression.
+class Uses : public ir::ExprVisitor {
+public:
+  std::set<std::string> vars;
+  std::vector<const ir::Load*> loads;
+  bool calls = false;
+  using ExprVisitor::visit;
+  void visit(const ir::Var* v) override { vars.insert(v->name); }
+  void visit(const ir::Load* l) override {
+    loads.push_back(l);
+    ExprVisitor::visit(l);
+  }
+  void visit(const ir::Call* c) override {
+    calls = true;
+    ExprVisitor::visit(c);
+  }
+};
+
+/// The DAG seen through the always-inline rule: effective bodies and
+/// consumers with inlined stages substituted.
+class Analysis {
+public:
+  explicit Analysis(const ir::ComputeDAG& dag) : dag_(dag) {
+    const auto& stages = dag.stages();
+    // Inlining is decided first (a stage's consumers come after it).
+    for (const ir::Stage& s : stages)
+      if (strictly_inlineable(s))
+        inlined_.insert(s.name);
+    std::map<std::string, const ir::Stage*> inline_map;
+    for (const ir::Stage& s : stages) {
+      ir::Stage eff = s;
+      if (s.body.defined())
+        eff.body = ir::inline_stages(s.body, inline_map);
+      effective_.push_back(eff);
+      if (inlined_.count(s.name))
+        inline_map[s.name] = &effective_storage(s.name, eff);
+    }
+  }
+
+  bool inlined(const std::string& name) const { return inlined_.count(name) > 0; }
+  const ir::Stage& effective(int i) const { return effective_[i]; }
+
+  /// Stages that read `index` once inlined stages are substituted.
+  std::vector<int> consumers(int index) const {
+    std::vector<int> out;
+    const std::string& name = dag_.stage(index).name;
+    for (size_t i = 0; i < effective_.size(); ++i) {
+      if (inlined_.count(effective_[i].name) || !effective_[i].body.defined())
+        continue;
+      Uses u;
+      u.visit(effective_[i].body);
+      for (const ir::Load* l : u.loads)
+        if (l->tensor == name) {
+          out.push_back(static_cast<int>(i));
+          break;
+        }
+    }
+    return out;
+  }
+
+  /// A reduction whose inputs are read without one of its spatial axes.
+  bool has_data_reuse(int index) const {
+    const ir::Stage& s = effective_[index];
+    const ir::Reduce* r = s.reduction();
+    if (!r)
+      return false;
+    Uses u;
+    u.visit(r->body);
+    for (const ir::Load* l : u.loads) {
+      Uses idx;
+      for (const ir::Expr& e : l->indices)
+        idx.visit(e);
+      for (const ir::IterVar& a : s.axes)
+        if (a.extent > 1 && !idx.vars.count(a.name))
+          return true;
+    }
+    return false;
+  }
+
+  /// The only consumer, when it reads `index` element-wise (same shape,
+  /// indexed by exactly its own axes) and is not itself a reduction.
+  int elementwise_consumer(int index) const {
+    std::vector<int> cs = consumers(index);
+    if (cs.size() != 1)
+      return -1;
+    const ir::Stage& c = effective_[cs[0]];
+    const ir::Stage& s = dag_.stage(index);
+    if (c.reduction() || c.axes.size() != s.axes.size())
+      return -1;
+    for (size_t d = 0; d < s.axes.size(); ++d)
+      if (c.axes[d].extent != s.axes[d].extent)
+        return -1;
+    Uses u;
+    u.visit(c.body);
+    for (const ir::Load* l : u.loads) {
+      if (l->tensor != s.name)
+        continue;
+      for (size_t d = 0; d < l->indices.size(); ++d) {
+        const auto* v = l->indices[d].as<ir::Var>();
+        if (!v || v->name != c.axes[d].name)
+          return -1;
+      }
+    }
+    return cs[0];
+  }
+
+private:
+  bool strictly_inlineable(const ir::Stage& s) const {
+    if (s.is_placeholder() || s.is_output || s.reduction())
+      return false;
+    Uses u;
+    u.visit(s.body);
+    return !u.calls;
+  }
+
+  const ir::Stage& effective_storage(const std::string& name, const ir::Stage& s) {
+    return storage_[name] = s;
+  }
+
+  const ir::ComputeDAG& dag_;
+  std::set<std::string> inlined_;
+  std::vector<ir::Stage> effective_;
+  std::map<std::string, ir::Stage> storage_; ///< node-stable copies for inlining
+};
+
+/// The choices so far of one sketch being derived.
+struct Draft {
+  std::vector<StagePlan> plans;
+  std::string name;
+};
+
+} // namespace
+
+// --- steps of a filled config ---
+
+namespace {
+class StepWriter {
+public:
+  StepWriter(const Sketch& sketch, const SketchConfig& config, std::vector<Step>& out)
+      : sketch_(sketch), config_(config), out_(out) {}
+
+  /// The factors chosen for axis `axis` of stage `stage`.
+  const std::vector<std::int64_t>& factors(const std::string& stage, const std::string& axis) {
+    for (size_t i = 0; i < sketch_.axes().size(); ++i)
+      if (sketch_.axes()[i].stage == stage && sketch_.axes()[i].axis == axis)
+        return config_.tiles.at(i);
+    throw UserError(Error("internal", "sketch has no tile axis " + stage + "." + axis));
+  }
+
+  void split(const std::string& stage, const std::string& iter, std::vector<std::int64_t> inner) {
+    out_.push_back(schedule::SplitStep{stage, iter, std::move(inner)});
+  }
+
+  /// Fuses the first `k` names (k >= 2) and returns the loop list with the
+  /// fused name in their place.
+  std::vector<std::string> fuse_prefix(const std::string& stage, std::vector<std::string> loops,
+                                       int k) {
+    if (k < 2)
+      return loops;
+    std::vector<std::string> parts(loops.begin(), loops.begin() + k);
+    std::string fused = fmt::format("{}", fmt::join(parts, "@"));
+    out_.push_back(schedule::FuseStep{stage, parts});
+    loops.erase(loops.begin(), loops.begin() + k);
+    loops.insert(loops.begin(), fused);
+    return loops;
+  }
+
+  void annotate(const std::string& stage, const std::string& iter, Annotation a) {
+    out_.push_back(AnnotateStep{stage, iter, a});
+  }
+
+  void pragma(const std::string& stage, std::int64_t value) {
+    if (value > 0)
+      out_.push_back(schedule::PragmaStep{stage, value});
+  }
+
+  const SketchConfig& config() const { return config_; }
+  std::vector<Step>& out() { return out_; }
+
+private:
+  const Sketch& sketch_;
+  const SketchConfig& config_;
+  std::vector<Step>& out_;
+};
+
+std::int64_t product(const std::vector<std::int64_t>& v, size_t from, size_t to) {
+  std::int64_t p = 1;
+  for (size_t i = from; i < to; ++i)
+    p *= v[i];
+  return p;
+}
+} // namespace
+
+int Sketch::max_parallel(int plan) const {
+  const StagePlan& p = plans_.at(plan);
+  int spatial = 0;
+  for (const TileAxis& a : axes_)
+    if (a.stage == p.stage && !a.reduce)
+      ++spatial;
+  return spatial;
+}
+
+std::vector<Step> Sketch::steps(const SketchConfig& config) const {
+  std::vector<Step> out;
+  StepWriter w(*this, config, out);
+  for (const StagePlan& p : plans_)
+    if (p.kind == PlanKind::Inline)
+      out.push_back(schedule::ComputeInlineStep{p.stage});
+  for (const StagePlan& p : plans_)
+    if (p.kind == PlanKind::MultiLevel && p.cache_write)
+      out.push_back(schedule::CacheWriteStep{p.stage});
+
+  for (size_t pi = 0; pi < plans_.size(); ++pi) {
+    const StagePlan& p = plans_[pi];
+    int parallel = config.parallel.at(pi);
+    std::int64_t unroll = config.unroll.at(pi);
+    std::vector<const TileAxis*> spatial, reduce;
+    for (const TileAxis& a : axes_)
+      if (a.stage == p.stage)
+        (a.reduce ? reduce : spatial).push_back(&a);
+
+    if (p.kind == PlanKind::Simple) {
+      std::vector<std::string> outer, inner, red;
+      for (const TileAxis* a : spatial) {
+        const auto& f = w.factors(a->stage, a->axis);
+        w.split(p.stage, a->axis, {f[1]});
+        outer.push_back(a->axis + ".0");
+        inner.push_back(a->axis + ".1");
+      }
+      for (const TileAxis* a : reduce)
+        red.push_back(a->axis);
+      std::vector<std::string> order = outer;
+      order.insert(order.end(), red.begin(), red.end());
+      order.insert(order.end(), inner.begin(), inner.end());
+      out.push_back(schedule::ReorderStep{p.stage, order});
+      std::vector<std::string> loops = w.fuse_prefix(p.stage, outer, parallel);
+      if (parallel > 0)
+        w.annotate(p.stage, loops[0], Annotation::Parallel);
+      if (!spatial.empty() && w.factors(p.stage, spatial.back()->axis)[1] > 1)
+        w.annotate(p.stage, inner.back(), Annotation::Vectorize);
+      if (!reduce.empty())
+        w.pragma(p.stage, unroll);
+      continue;
+    }
+    if (p.kind != PlanKind::MultiLevel)
+      continue;
+
+    const std::string& t = p.tiled;
+    if (p.outer.empty()) {
+      // In place: S0 S1 R0 S2 R1 S3.
+      std::vector<std::vector<std::string>> levels(6);
+      for (const TileAxis* a : spatial) {
+        const auto& f = w.factors(a->stage, a->axis);
+        w.split(t, a->axis, {f[1], f[2], f[3]});
+        for (int l = 0; l < 4; ++l)
+          levels[l == 0   ? 0
+                 : l == 1 ? 1
+                 : l == 2 ? 3
+                          : 5]
+              .push_back(fmt::format("{}.{}", a->axis, l));
+      }
+      for (const TileAxis* a : reduce) {
+        w.split(t, a->axis, {w.factors(a->stage, a->axis)[1]});
+        levels[2].push_back(a->axis + ".0");
+        levels[4].push_back(a->axis + ".1");
+      }
+      std::vector<std::string> order;
+      for (const auto& l : levels)
+        order.insert(order.end(), l.begin(), l.end());
+      out.push_back(schedule::ReorderStep{t, order});
+      std::vector<std::string> loops = w.fuse_prefix(t, levels[0], parallel);
+      if (parallel > 0)
+        w.annotate(t, loops[0], Annotation::Parallel);
+      if (w.factors(p.stage, spatial.back()->axis)[3] > 1)
+        w.annotate(t, levels[5].back(), Annotation::Vectorize);
+      w.pragma(t, unroll);
+      continue;
+    }
+
+    // The outer levels on the consumer (or the cache-write copy), the inner
+    // ones on the tiled stage, computed at the end of level `level`.
+    const std::string& o = p.outer;
+    std::vector<std::vector<std::string>> outer_levels(p.level + 1);
+    for (size_t d = 0; d < spatial.size(); ++d) {
+      const auto& f = w.factors(spatial[d]->stage, spatial[d]->axis);
+      const std::string& axis = p.outer_axes.at(d);
+      if (p.level == 1)
+        w.split(o, axis, {product(f, 1, 4)});
+      else
+        w.split(o, axis, {f[1], product(f, 2, 4)});
+      for (int l = 0; l <= p.level; ++l)
+        outer_levels[l].push_back(fmt::format("{}.{}", axis, l));
+    }
+    std::vector<std::string> order;
+    for (const auto& l : outer_levels)
+      order.insert(order.end(), l.begin(), l.end());
+    out.push_back(schedule::ReorderStep{o, order});
+    std::vector<std::string> level0 = w.fuse_prefix(o, outer_levels[0], parallel);
+    if (parallel > 0)
+      w.annotate(o, level0[0], Annotation::Parallel);
+    std::string attach = p.level == 1 ? level0.back() : outer_levels[1].back();
+    if (w.factors(p.stage, spatial.back()->axis)[3] > 1)
+      w.annotate(o, outer_levels[p.level].back(), Annotation::Vectorize);
+
+    // Tiled stage over the region: level 1 → S R S R S, level 2 → R S R S.
+    std::vector<std::vector<std::string>> levels(5);
+    for (const TileAxis* a : spatial) {
+      const auto& f = w.factors(a->stage, a->axis);
+      if (p.level == 1) {
+        w.split(t, a->axis, {f[2], f[3]});
+        levels[0].push_back(a->axis + ".0");
+        levels[2].push_back(a->axis + ".1");
+        levels[4].push_back(a->axis + ".2");
+      } else {
+        w.split(t, a->axis, {f[3]});
+        levels[2].push_back(a->axis + ".0");
+        levels[4].push_back(a->axis + ".1");
+      }
+    }
+    for (const TileAxis* a : reduce) {
+      w.split(t, a->axis, {w.factors(a->stage, a->axis)[1]});
+      levels[1].push_back(a->axis + ".0");
+      levels[3].push_back(a->axis + ".1");
+    }
+    std::vector<std::string> inner_order;
+    for (const auto& l : levels)
+      inner_order.insert(inner_order.end(), l.begin(), l.end());
+    out.push_back(schedule::ReorderStep{t, inner_order});
+    out.push_back(schedule::ComputeAtStep{t, o, attach});
+    if (w.factors(p.stage, spatial.back()->axis)[3] > 1)
+      w.annotate(t, levels[4].back(), Annotation::Vectorize);
+    w.pragma(t, unroll);
+  }
+  return out;
+}
+
+// --- deriving sketches ---
+
+static StagePlan plan_of(PlanKind kind, const std::string& stage) {
+  StagePlan p;
+  p.kind = kind;
+  p.stage = stage;
+  return p;
+}
+
+SketchSpace::SketchSpace(const ir::ComputeDAG& dag, const SpaceParams& params)
+    : dag_(dag), params_(params) {
+  Analysis an(dag);
+  std::vector<Draft> drafts{Draft{}};
+  std::set<std::string> handled; // consumers that hold a producer's outer tiles
+  const auto& stages = dag.stages();
+  for (size_t i = stages.size(); i-- > 0;) {
+    const ir::Stage& s = stages[i];
+    if (s.is_placeholder())
+      continue;
+    if (an.inlined(s.name)) {
+      for (Draft& d : drafts)
+        d.plans.push_back(plan_of(PlanKind::Inline, s.name));
+      continue;
+    }
+    if (an.has_data_reuse(static_cast<int>(i))) {
+      int consumer = an.elementwise_consumer(static_cast<int>(i));
+      std::vector<Draft> next;
+      for (const Draft& d : drafts) {
+        auto variant = [&](StagePlan plan, const std::string& tag) {
+          Draft v = d;
+          v.plans.push_back(plan);
+          v.name += (v.name.empty() ? "" : ", ") + tag;
+          next.push_back(std::move(v));
+        };
+        if (consumer >= 0) {
+          const ir::Stage& c = stages[consumer];
+          std::vector<std::string> axes;
+          for (const ir::IterVar& a : c.axes)
+            axes.push_back(a.name);
+          // The consumer's own (simple) plan gives way to the fused tiling.
+          auto strip = [&](Draft& v) {
+            v.plans.erase(std::remove_if(v.plans.begin(), v.plans.end(),
+                                         [&](const StagePlan& q) { return q.stage == c.name; }),
+                          v.plans.end());
+            v.plans.push_back(plan_of(PlanKind::Outer, c.name));
+          };
+          for (int level : {1, 2}) {
+            variant({PlanKind::MultiLevel, s.name, s.name, c.name, axes, false, level},
+                    fmt::format("{} tiled, fused into {} at level {}", s.name, c.name, level));
+            strip(next.back());
+          }
+          continue;
+        }
+        std::vector<std::string> axes;
+        for (const ir::IterVar& a : s.axes)
+          axes.push_back(a.name);
+        for (int level : {1, 2})
+          variant({PlanKind::MultiLevel, s.name, s.name + ".local", s.name, axes, true, level},
+                  fmt::format("{} tiled in {}.local at level {}", s.name, s.name, level));
+        variant({PlanKind::MultiLevel, s.name, s.name, "", {}, false, 0},
+                fmt::format("{} tiled in place", s.name));
+      }
+      drafts = std::move(next);
+      continue;
+    }
+    for (Draft& d : drafts) {
+      bool outer = std::any_of(d.plans.begin(), d.plans.end(), [&](const StagePlan& q) {
+        return q.stage == s.name && q.kind == PlanKind::Outer;
+      });
+      if (!outer)
+        d.plans.push_back(plan_of(PlanKind::Simple, s.name));
+    }
+  }
+
+  for (Draft& d : drafts) {
+    // Plans in DAG order, so the steps read producer to consumer.
+    std::sort(d.plans.begin(), d.plans.end(), [&](const StagePlan& a, const StagePlan& b) {
+      return dag.find_stage(a.stage) < dag.find_stage(b.stage);
+    });
+    std::vector<TileAxis> axes;
+    for (const StagePlan& p : d.plans) {
+      if (p.kind != PlanKind::MultiLevel && p.kind != PlanKind::Simple)
+        continue;
+      const ir::Stage& st = dag.stage(dag.find_stage(p.stage));
+      int parts = p.kind == PlanKind::MultiLevel ? 4 : 2;
+      for (size_t a = 0; a < st.axes.size(); ++a) {
+        bool last = a + 1 == st.axes.size();
+        // The innermost tile of the last axis is vectorized: keep it short.
+        std::int64_t max_inner = last ? std::min<std::int64_t>(params.max_innermost_factor,
+                                                               std::max(params.vector_lanes, 1) * 4)
+                                      : params.max_innermost_factor;
+        axes.push_back({p.stage, st.axes[a].name, st.axes[a].extent, parts, false, max_inner});
+      }
+      if (const ir::Reduce* r = st.reduction())
+        for (const ir::IterVar& ra : r->axes)
+          axes.push_back({p.stage, ra.name, ra.extent, 2, true, params.max_innermost_factor});
+    }
+    if (d.name.empty())
+      d.name = "simple";
+    sketches_.emplace_back(d.name, d.plans, std::move(axes));
+  }
+}
+
+SketchConfig SketchSpace::sample(std::mt19937_64& rng) const {
+  SketchConfig c;
+  c.sketch = static_cast<int>(std::uniform_int_distribution<size_t>(0, sketches_.size() - 1)(rng));
+  const Sketch& sk = sketches_[c.sketch];
+  for (const TileAxis& a : sk.axes()) {
+    const auto& options = factorizations(a.extent, a.parts, a.max_innermost);
+    c.tiles.push_back(options[std::uniform_int_distribution<size_t>(0, options.size() - 1)(rng)]);
+  }
+  for (size_t p = 0; p < sk.plans().size(); ++p) {
+    int n = sk.max_parallel(static_cast<int>(p));
+    // Parallel loops pay off on more than one core; a few outer loops suffice.
+    c.parallel.push_back(
+        n == 0 || params_.cores <= 1 ? 0 : std::uniform_int_distribution<int>(1, n)(rng));
+    c.unroll.push_back(kUnrollChoices[std::uniform_int_distribution<int>(0, 3)(rng)]);
+  }
+  return c;
+}
+
+SketchConfig SketchSpace::mutate(const SketchConfig& config, std::mt19937_64& rng) const {
+  SketchConfig c = config;
+  const Sketch& sk = sketches_[c.sketch];
+  std::uniform_real_distribution<double> coin(0, 1);
+  double pick = coin(rng);
+  // Tile sizes: move a prime factor from one level to another.
+  if (pick < 0.9 && !c.tiles.empty()) {
+    for (int attempt = 0; attempt < 8; ++attempt) {
+      size_t t = std::uniform_int_distribution<size_t>(0, c.tiles.size() - 1)(rng);
+      auto& f = c.tiles[t];
+      const TileAxis& axis = sk.axes()[t];
+      if (f.size() < 2 || axis.extent <= 1)
+        continue;
+      size_t from = std::uniform_int_distribution<size_t>(0, f.size() - 1)(rng);
+      size_t to = std::uniform_int_distribution<size_t>(0, f.size() - 2)(rng);
+      if (to >= from)
+        ++to;
+      if (f[from] == 1)
+        continue;
+      std::int64_t d = 2;
+      while (f[from] % d != 0)
+        ++d;
+      std::vector<std::int64_t> g = f;
+      g[from] /= d;
+      g[to] *= d;
+      if (g.back() > axis.max_innermost)
+        continue;
+      f = g;
+      return c;
+    }
+  }
+  size_t p = std::uniform_int_distribution<size_t>(0, c.unroll.size() - 1)(rng);
+  if (pick < 0.95) {
+    c.unroll[p] = kUnrollChoices[std::uniform_int_distribution<int>(0, 3)(rng)];
+    return c;
+  }
+  int n = sk.max_parallel(static_cast<int>(p));
+  if (n > 0 && params_.cores > 1)
+    c.parallel[p] = std::uniform_int_distribution<int>(1, n)(rng);
+  return c;
+}
+
+SketchConfig SketchSpace::crossover(const SketchConfig& a, const SketchConfig& b,
+                                    std::mt19937_64& rng) const {
+  if (a.sketch != b.sketch)
+    return a;
+  SketchConfig c = a;
+  std::bernoulli_distribution coin(0.5);
+  for (size_t t = 0; t < c.tiles.size(); ++t)
+    if (coin(rng))
+      c.tiles[t] = b.tiles[t];
+  for (size_t p = 0; p < c.parallel.size(); ++p)
+    if (coin(rng)) {
+      c.parallel[p] = b.parallel[p];
+      c.unroll[p] = b.unroll[p];
+    }
+  return c;
+}
+
+std::vector<std::int64_t> SketchSpace::flatten(const SketchConfig& c) const {
+  std::vector<std::int64_t> flat{c.sketch};
+  for (const auto& f : c.tiles)
+    flat.insert(flat.end(), f.begin(), f.end());
+  for (size_t p = 0; p < c.parallel.size(); ++p) {
+    flat.push_back(c.parallel[p]);
+    flat.push_back(c.unroll[p]);
+  }
+  return flat;
+}
+
+std::optional<SketchConfig> SketchSpace::unflatten(const std::vector<std::int64_t>& flat) const {
+  if (flat.empty() || flat[0] < 0 || flat[0] >= static_cast<std::int64_t>(sketches_.size()))
+    return std::nullopt;
+  SketchConfig c;
+  c.sketch = static_cast<int>(flat[0]);
+  const Sketch& sk = sketches_[c.sketch];
+  size_t at = 1;
+  for (const TileAxis& a : sk.axes()) {
+    if (at + a.parts > flat.size())
+      return std::nullopt;
+    std::vector<std::int64_t> f(flat.begin() + at, flat.begin() + at + a.parts);
+    at += a.parts;
+    std::int64_t prod = 1;
+    for (std::int64_t x : f)
+      prod = x > 0 ? prod * x : -1;
+    if (prod != a.extent)
+      return std::nullopt;
+    c.tiles.push_back(f);
+  }
+  if (at + 2 * sk.plans().size() != flat.size())
+    return std::nullopt;
+  for (size_t p = 0; p < sk.plans().size(); ++p) {
+    c.parallel.push_back(static_cast<int>(flat[at++]));
+    c.unroll.push_back(flat[at++]);
+  }
+  return c;
+}
+
+std::string SketchSpace::describe() const {
+  std::string out;
+  for (size_t i = 0; i < sketches_.size(); ++i) {
+    const Sketch& sk = sketches_[i];
+    SketchConfig ones;
+    ones.sketch = static_cast<int>(i);
+    std::string open;
+    for (const TileAxis& a : sk.axes()) {
+      std::vector<std::int64_t> f(a.parts, 1);
+      f[0] = a.extent;
+      ones.tiles.push_back(f);
+      open += fmt::format("  {}.{} ({}): {} tile sizes\n", a.stage, a.axis, a.extent, a.parts);
+    }
+    for (size_t p = 0; p < sk.plans().size(); ++p) {
+      ones.parallel.push_back(std::min(1, sk.max_parallel(static_cast<int>(p))));
+      ones.unroll.push_back(0);
+    }
+    out += fmt::format("sketch {}: {}\nopen decisions:\n{}", i, sk.name(), open);
+    for (size_t p = 0; p < sk.plans().size(); ++p)
+      if (sk.max_parallel(static_cast<int>(p)) > 0)
+        out += fmt::format("  {}: parallel outer loops (0..{}), auto_unroll_max_step\n",
+                           sk.plans()[p].stage, sk.max_parallel(static_cast<int>(p)));
+    auto state = schedule::State::replay(dag_, sk.steps(ones));
+    if (!state) {
+      out += "  (cannot show: " + state.error().message() + ")\n";
+      continue;
+    }
+    out += "loop nest with every tile size 1 but the outermost:\n";
+    out += schedule::to_string(schedule::lower(*state));
+    out += "\n";
+  }
+  return out;
+}
+
+} // namespace kiln::space

@@ -1,0 +1,135 @@
+#include "../ir/test_dags.h"
+
+#include "kiln/measure/record.h"
+#include "kiln/measure/tuning_log.h"
+
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+using namespace kiln;
+using namespace kiln::measure;
+
+static Record make_record(const ir::ComputeDAG& dag, double seconds, std::int64_t trial,
+                          const std::string& cpu = "znver4") {
+  Record r;
+  r.task = TaskInfo::from_dag(dag, "ops/matmul.kop");
+  r.target.triple = "x86_64-pc-linux-gnu";
+  r.target.cpu = cpu;
+  r.target.features = "+avx2,+fma";
+  r.target.vector_bits = 512;
+  r.target.cores = 2;
+  r.config.steps = {schedule::SplitStep{"C", "i", {4}},
+                    schedule::AnnotateStep{"C", "j", schedule::Annotation::Vectorize}};
+  r.result.costs = {seconds, seconds * 1.1, seconds * 0.9};
+  r.result.number = 5;
+  r.trial = trial;
+  r.timestamp = 1764690000.5;
+  r.kiln_version = "0.1.0";
+  return r;
+}
+
+static std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("kiln_test_" + name)).string();
+}
+
+TEST_CASE("a record round-trips through its JSON line", "[measure][record]") {
+  ir::ComputeDAG dag = test::matmul_dag(8, 8, 8);
+  Record r = make_record(dag, 0.002, 3);
+  std::string line = to_json_line(r);
+  REQUIRE(line.find('\n') == std::string::npos);
+  auto back = parse_record(line);
+  REQUIRE(back.ok());
+  REQUIRE(back->task.workload_key == dag.workload_key());
+  REQUIRE(back->task.dag_text == dag.to_string());
+  REQUIRE(back->task.params == dag.params());
+  REQUIRE(back->config.steps == r.config.steps);
+  REQUIRE(back->result.costs == r.result.costs);
+  REQUIRE(back->result.median() == Approx(0.002));
+  REQUIRE(back->target.cpu == "znver4");
+  REQUIRE(to_json_line(*back) == line);
+
+  Record wrong = r;
+  wrong.result = {};
+  wrong.result.error = MeasureError::WrongAnswer;
+  wrong.result.message = "C[0, 1]: got 1, want 2";
+  auto w = parse_record(to_json_line(wrong));
+  REQUIRE(w->result.error == MeasureError::WrongAnswer);
+  REQUIRE_FALSE(w->result.ok());
+  REQUIRE(w->gflops() == 0);
+
+  Record knobs = r;
+  knobs.config = {};
+  knobs.config.template_name = "matmul_x86";
+  knobs.config.knobs = {{"tile_i", 3}, {"vec", 1}};
+  REQUIRE(parse_record(to_json_line(knobs))->config.key() == "matmul_x86;tile_i=3;vec=1");
+
+  REQUIRE(parse_record("{\"v\": 1").error().id() == "bad-record");
+  REQUIRE_THAT(parse_record("{\"v\": 2}").error().message(),
+               Catch::Contains("record version 2 is not supported"));
+}
+
+TEST_CASE("a damaged or truncated line is skipped with its line number", "[measure][log]") {
+  ir::ComputeDAG dag = test::matmul_dag(8, 8, 8);
+  std::string path = temp_path("damaged.jsonl");
+  std::filesystem::remove(path);
+  {
+    auto writer = LogWriter::open(path);
+    REQUIRE(writer.ok());
+    REQUIRE_FALSE((*writer)->append({make_record(dag, 0.003, 0), make_record(dag, 0.002, 1)}));
+  }
+  std::string third = to_json_line(make_record(dag, 0.001, 2));
+  {
+    std::ofstream out(path, std::ios::app);
+    out << "{\"v\": 1, \"task\": 42}\n";      // line 3: wrong shape
+    out << third.substr(0, third.size() / 2); // line 4: a killed run's last line
+  }
+  auto log = load_log(path);
+  REQUIRE(log.ok());
+  REQUIRE(log->records.size() == 2);
+  REQUIRE(log->warnings.size() == 2);
+  REQUIRE_THAT(log->warnings[0], Catch::Contains("damaged.jsonl:3: skipped"));
+  REQUIRE_THAT(log->warnings[1], Catch::Contains("damaged.jsonl:4: skipped"));
+
+  // Appending after the cut line starts a new line: nothing else is lost.
+  {
+    auto writer = LogWriter::open(path);
+    REQUIRE_FALSE((*writer)->append({make_record(dag, 0.0005, 3)}));
+  }
+  auto again = load_log(path);
+  REQUIRE(again->records.size() == 3);
+  REQUIRE(again->records.back().trial == 3);
+  REQUIRE(load_log(temp_path("does_not_exist.jsonl")).error().id() == "cannot-read-log");
+  REQUIRE(LogWriter::open("/nonexistent-dir/x.jsonl").error().id() == "cannot-write-log");
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("history best: exact target, then same family, then any", "[measure][log]") {
+  ir::ComputeDAG dag = test::matmul_dag(8, 8, 8);
+  std::vector<Record> records = {make_record(dag, 0.004, 0, "znver4"),
+                                 make_record(dag, 0.001, 1, "skylake-avx512")};
+  Record failed = make_record(dag, 0.0001, 2, "znver4");
+  failed.result.error = MeasureError::Timeout;
+  records.push_back(failed);
+
+  codegen::Target zen{"x86_64-pc-linux-gnu", "znver4", "", 512, 2};
+  TargetMatch match;
+  const Record* best = history_best(records, dag.workload_key(), zen, &match);
+  REQUIRE(best);
+  REQUIRE(best->trial == 0); // the error record never wins, the exact target comes first
+  REQUIRE(match == TargetMatch::Exact);
+
+  codegen::Target other{"x86_64-pc-linux-gnu", "sapphirerapids", "", 512, 2};
+  best = history_best(records, dag.workload_key(), other, &match);
+  REQUIRE(best->trial == 1);
+  REQUIRE(match == TargetMatch::SameFamily);
+
+  codegen::Target arm{"aarch64-linux-gnu", "neoverse-v1", "", 128, 2};
+  best = history_best(records, dag.workload_key(), arm, &match);
+  REQUIRE(best->trial == 1);
+  REQUIRE(match == TargetMatch::Any);
+  REQUIRE(history_best(records, "nope", zen) == nullptr);
+  REQUIRE(best_per_task(records).size() == 2);
+}

@@ -1,0 +1,149 @@
+#include "../ir/test_dags.h"
+
+#include "kiln/measure/builder.h"
+#include "kiln/measure/measurer.h"
+#include "kiln/measure/reference.h"
+#include "kiln/measure/runner.h"
+#include "kiln/schedule/lower.h"
+
+#include <catch2/catch.hpp>
+
+#include <sys/resource.h>
+
+using namespace kiln;
+using namespace kiln::measure;
+using schedule::For;
+using schedule::ForKind;
+using schedule::Store;
+
+static RunnerOptions quick_options() {
+  RunnerOptions o;
+  o.timing.repeat = 2;
+  o.timing.min_repeat_ms = 1;
+  o.timeout_seconds = 2;
+  return o;
+}
+
+static codegen::ObjectCode compile(const schedule::LoweredFunc& f) {
+  auto compiler = codegen::Compiler::create(codegen::Target::host());
+  REQUIRE(compiler.ok());
+  auto object = (*compiler)->compile(f);
+  REQUIRE(object.ok());
+  return *object;
+}
+
+/// A kernel for matmul's arguments whose body is `body` (hand-built, to
+/// make kernels that are wrong, crash or hang).
+static schedule::LoweredFunc kernel_with(const ir::ComputeDAG& dag, schedule::Stmt body) {
+  schedule::LoweredFunc f = schedule::lower_naive(dag);
+  f.body = std::move(body);
+  return f;
+}
+
+TEST_CASE("the reference is the naive kernel checked against the interpreter",
+          "[measure][reference]") {
+  ir::ComputeDAG dag = test::matmul_dag(8, 8, 8);
+  auto ref = Reference::create(dag, codegen::Target::host(), 1);
+  REQUIRE(ref.ok());
+  REQUIRE(ref->interpreter_check().passed);
+  CheckOptions impossible;
+  impossible.rtol = 0;
+  impossible.atol = 0;
+  auto strict =
+      Reference::create(test::matmul_dag(8, 8, 300), codegen::Target::host(), 1, impossible);
+  REQUIRE_FALSE(strict.ok());
+  REQUIRE(strict.error().id() == "reference-mismatch");
+}
+
+TEST_CASE("a wrong answer is detected and recorded as such", "[measure][runner]") {
+  ir::ComputeDAG dag = test::matmul_dag(8, 8, 8);
+  auto ref = Reference::create(dag, codegen::Target::host(), 1);
+  auto runner = make_local_runner(dag, *ref, quick_options());
+  REQUIRE(runner.ok());
+  MeasureResult good = (*runner)->run(compile(schedule::lower_naive(dag)));
+  REQUIRE(good.ok());
+  REQUIRE(good.costs.size() == 2);
+  // Writes zeros: every element wrong.
+  auto zeros = For::make(
+      "i", 8, ForKind::Serial,
+      For::make("j", 8, ForKind::Serial,
+                Store::make("C", {ir::Var::make("i"), ir::Var::make("j")}, ir::Expr(0.0))));
+  MeasureResult wrong = (*runner)->run(compile(kernel_with(dag, zeros)));
+  REQUIRE(wrong.error == MeasureError::WrongAnswer);
+  REQUIRE_THAT(wrong.message, Catch::StartsWith("C["));
+  // Leaves one element unwritten: the NaN poison catches it.
+  auto partial =
+      For::make("i", 63, ForKind::Serial,
+                Store::make("C", {ir::Var::make("i") / 8, ir::Var::make("i") % 8},
+                            ir::Load::make("C", {ir::Expr(0), ir::Expr(0)}, ir::ScalarType::F32)));
+  MeasureResult unwritten = (*runner)->run(compile(kernel_with(dag, partial)));
+  REQUIRE(unwritten.error == MeasureError::WrongAnswer);
+}
+
+TEST_CASE("isolated runner survives a crashing and a hanging kernel", "[measure][isolate]") {
+  ir::ComputeDAG dag = test::matmul_dag(8, 8, 8);
+  auto ref = Reference::create(dag, codegen::Target::host(), 1);
+  auto runner = make_isolated_runner(dag, *ref, quick_options());
+  REQUIRE(runner.ok());
+  // A store far outside every buffer.
+  auto segfault = Store::make("C", {ir::Expr(std::int64_t{1} << 40), ir::Expr(0)}, ir::Expr(1.0));
+  // A loop that would run for years.
+  auto hang = For::make(
+      "i", std::int64_t{1} << 50, ForKind::Serial,
+      Store::make("C", {ir::Var::make("i") % 8, ir::Expr(0)},
+                  ir::Load::make("C", {ir::Var::make("i") % 8, ir::Expr(0)}, ir::ScalarType::F32) +
+                      1.0));
+  codegen::ObjectCode good = compile(schedule::lower_naive(dag));
+
+  MeasureResult crashed = (*runner)->run(compile(kernel_with(dag, segfault)));
+  REQUIRE(crashed.error == MeasureError::RuntimeCrash);
+  REQUIRE_THAT(crashed.message, Catch::Contains("signal 11"));
+  MeasureResult after_crash = (*runner)->run(good);
+  REQUIRE(after_crash.ok());
+
+  MeasureResult hung = (*runner)->run(compile(kernel_with(dag, hang)));
+  REQUIRE(hung.error == MeasureError::Timeout);
+  MeasureResult after_hang = (*runner)->run(good);
+  REQUIRE(after_hang.ok());
+}
+
+TEST_CASE("a batch with invalid configs measures the rest", "[measure][measurer]") {
+  ir::ComputeDAG dag = test::matmul_dag(16, 16, 16);
+  MeasureOptions options;
+  options.isolate = false;
+  options.runner = quick_options();
+  options.build_threads = 2;
+  auto m = ProgramMeasurer::create(dag, codegen::Target::host(), options);
+  REQUIRE(m.ok());
+  Config naive, tiled, invalid;
+  tiled.steps = {schedule::SplitStep{"C", "j", {8}},
+                 schedule::AnnotateStep{"C", "j.1", schedule::Annotation::Vectorize}};
+  invalid.steps = {schedule::SplitStep{"C", "nope", {8}}};
+  auto results = (*m)->measure({naive, invalid, tiled});
+  REQUIRE(results.size() == 3);
+  REQUIRE(results[0].ok());
+  REQUIRE(results[1].error == MeasureError::InvalidSchedule);
+  REQUIRE_THAT(results[1].message, Catch::Contains("no loop 'nope'"));
+  REQUIRE(results[2].ok());
+  REQUIRE(results[2].build_seconds > 0);
+  REQUIRE((*m)->stats().trials == 3);
+  REQUIRE((*m)->stats().errors() == 1);
+  REQUIRE((*m)->stats().by_error[static_cast<size_t>(MeasureError::InvalidSchedule)] == 1);
+}
+
+TEST_CASE("a worker that cannot start is a clear error", "[measure][isolate]") {
+  ir::ComputeDAG dag = test::matmul_dag(4, 4, 4);
+  auto ref = Reference::create(dag, codegen::Target::host(), 1);
+  REQUIRE(ref.ok());
+  // With no file descriptors left, the pipes to the worker cannot be made.
+  rlimit saved{};
+  REQUIRE(getrlimit(RLIMIT_NOFILE, &saved) == 0);
+  rlimit none = saved;
+  none.rlim_cur = 0;
+  REQUIRE(setrlimit(RLIMIT_NOFILE, &none) == 0);
+  auto runner = make_isolated_runner(dag, *ref, quick_options());
+  REQUIRE(setrlimit(RLIMIT_NOFILE, &saved) == 0);
+  REQUIRE_FALSE(runner.ok());
+  REQUIRE(runner.error().id() == "worker-error");
+  REQUIRE_THAT(runner.error().message(), Catch::Contains("pipe"));
+}

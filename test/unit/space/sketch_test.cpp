@@ -1,0 +1,164 @@
+#include "../ir/test_dags.h"
+
+#include "kiln/ir/builder.h"
+#include "kiln/schedule/lower.h"
+#include "kiln/space/factorization.h"
+#include "kiln/space/sketch.h"
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <numeric>
+
+using namespace kiln;
+using namespace kiln::space;
+
+TEST_CASE("factorizations are exact, ordered and respect the innermost limit",
+          "[space][factorization]") {
+  const auto& f = factorizations(12, 3, 4);
+  for (const auto& v : f) {
+    REQUIRE(v.size() == 3);
+    REQUIRE(std::accumulate(v.begin(), v.end(), std::int64_t{1}, std::multiplies<>()) == 12);
+    REQUIRE(v.back() <= 4);
+  }
+  // 12 = 2^2*3 in 3 ordered factors: 18 ways.
+  REQUIRE(f.size() == 18 - 2 - 1);                // innermost 6: 2 ways; innermost 12: 1 way
+  REQUIRE(&factorizations(12, 3, 4) == &f);       // cached
+  REQUIRE(factorizations(97, 2, 64).size() == 1); // a prime: only 97 x 1
+}
+
+TEST_CASE("matmul has three sketches; dense+bias+relu fuses into its consumer", "[space][sketch]") {
+  SketchSpace mm(test::matmul_dag(64, 64, 64), SpaceParams{});
+  REQUIRE(mm.sketches().size() == 3);
+  REQUIRE(mm.sketches()[0].name() == "C tiled in C.local at level 1");
+  REQUIRE(mm.sketches()[2].name() == "C tiled in place");
+
+  ir::DAGBuilder b("dense_bias_relu");
+  auto X = b.input("X", {8, 16});
+  auto W = b.input("W", {32, 16});
+  auto bias = b.input("bias", {32});
+  ir::IterVar k{"k", 16};
+  auto D = b.compute("dense", {{"b", 8}, {"o", 32}}, [&](const std::vector<ir::Expr>& v) {
+    return ir::sum(X(v[0], ir::var(k)) * W(v[1], ir::var(k)), {k});
+  });
+  auto B = b.compute("biased", {{"b", 8}, {"o", 32}},
+                     [&](const std::vector<ir::Expr>& v) { return D(v[0], v[1]) + bias(v[1]); });
+  auto R = b.compute("out", {{"b", 8}, {"o", 32}},
+                     [&](const std::vector<ir::Expr>& v) { return ir::max(B(v[0], v[1]), 0.0); });
+  b.output(R);
+  SketchSpace dbr(std::move(b).build(), SpaceParams{});
+  REQUIRE(dbr.sketches().size() == 2);
+  REQUIRE(dbr.sketches()[0].name() == "dense tiled, fused into out at level 1");
+  const auto& plans = dbr.sketches()[0].plans();
+  REQUIRE(plans.size() == 3);
+  REQUIRE(plans[0].kind == PlanKind::MultiLevel);
+  REQUIRE(plans[1].kind == PlanKind::Inline); // biased
+  REQUIRE(plans[2].kind == PlanKind::Outer);
+}
+
+TEST_CASE("sampling is seeded; configs flatten and mutate within the space", "[space][sample]") {
+  SketchSpace sp(test::matmul_dag(64, 48, 32), SpaceParams{16, 2, 64});
+  std::mt19937_64 a(5), b(5), rng(9);
+  for (int i = 0; i < 50; ++i) {
+    SketchConfig x = sp.sample(a);
+    REQUIRE(x == sp.sample(b));
+    auto back = sp.unflatten(sp.flatten(x));
+    REQUIRE(back.has_value());
+    REQUIRE(*back == x);
+    SketchConfig m = x;
+    for (int step = 0; step < 20; ++step) {
+      m = sp.mutate(m, rng);
+      const Sketch& sk = sp.sketches()[m.sketch];
+      for (size_t t = 0; t < m.tiles.size(); ++t)
+        REQUIRE(std::accumulate(m.tiles[t].begin(), m.tiles[t].end(), std::int64_t{1},
+                                std::multiplies<>()) == sk.axes()[t].extent);
+      REQUIRE(schedule::State::replay(sp.dag(), sp.steps(m)).ok());
+    }
+    SketchConfig y = sp.sample(rng);
+    if (y.sketch == x.sketch)
+      REQUIRE(schedule::State::replay(sp.dag(), sp.steps(sp.crossover(x, y, rng))).ok());
+  }
+  REQUIRE_FALSE(sp.unflatten({7}).has_value());
+}
+
+/// The loop nest with loop variables renamed by order of appearance, so that
+/// nests that differ only in loop names compare equal.
+static schedule::Stmt canonical(const schedule::Stmt& s, int& next) {
+  using namespace schedule;
+  switch (s.kind()) {
+  case StmtKind::For: {
+    const auto* f = s.as<For>();
+    std::string name = "L" + std::to_string(next++);
+    Stmt body = substitute(canonical(f->body, next), {{f->var, ir::Var::make(name)}});
+    return For::make(name, f->extent, f->for_kind, body);
+  }
+  case StmtKind::Store:
+    return s;
+  case StmtKind::Allocate: {
+    const auto* a = s.as<Allocate>();
+    return Allocate::make(a->buffer, canonical(a->body, next));
+  }
+  case StmtKind::IfThenElse: {
+    const auto* i = s.as<IfThenElse>();
+    return IfThenElse::make(i->cond, canonical(i->then_case, next),
+                            i->else_case.defined() ? canonical(i->else_case, next) : Stmt());
+  }
+  case StmtKind::Block: {
+    std::vector<Stmt> stmts;
+    for (const Stmt& c : s.as<Block>()->stmts)
+      stmts.push_back(canonical(c, next));
+    return Block::make(stmts);
+  }
+  }
+  return s;
+}
+
+static std::string canonical_nest(const schedule::State& state) {
+  schedule::LoweredFunc f = schedule::lower(state);
+  int next = 0;
+  f.body = canonical(f.body, next);
+  return schedule::to_string(f);
+}
+
+TEST_CASE("the hand-written matmul schedule is a member of the sketch space", "[space][sketch]") {
+  // A 4x16 register tile in C.local computed at C's j.0, k split by 4, the
+  // tile rows and the inner k loop unrolled, vectors of 16.
+  ir::ComputeDAG dag = test::matmul_dag(64, 64, 64);
+  schedule::State hand(dag);
+  hand.cache_write("C");
+  hand.split("C", "i", {4});
+  hand.split("C", "j", {16});
+  hand.reorder("C", {"i.0", "j.0", "i.1", "j.1"});
+  hand.compute_at("C.local", "C", "j.0");
+  hand.split("C.local", "k", {4});
+  hand.reorder("C.local", {"k.0", "k.1", "i", "j"});
+  hand.unroll("C.local", "k.1");
+  hand.unroll("C.local", "i");
+  hand.vectorize("C.local", "j");
+  hand.vectorize("C", "j.1");
+  hand.parallel("C", "i.0");
+
+  SketchSpace sp(dag, SpaceParams{16, 2, 64});
+  // Sketch 0 (level 1) with i = 16x1x1x4, j = 4x1x1x16, k = 16x4, parallel
+  // over i.0 only, and an auto-unroll step that unrolls the 4 tile rows.
+  SketchConfig c;
+  c.sketch = 0;
+  c.tiles = {{16, 1, 1, 4}, {4, 1, 1, 16}, {16, 4}};
+  c.parallel = {1};
+  c.unroll = {16};
+  auto from_space = schedule::State::replay(dag, sp.steps(c));
+  REQUIRE(from_space.ok());
+  REQUIRE(canonical_nest(*from_space) == canonical_nest(hand));
+}
+
+TEST_CASE("sampling is fast", "[space][sample][!benchmark]") {
+  SketchSpace sp(test::matmul_dag(512, 512, 512), SpaceParams{16, 2, 64});
+  std::mt19937_64 rng(1);
+  auto start = std::chrono::steady_clock::now();
+  std::size_t steps = 0;
+  for (int i = 0; i < 10000; ++i)
+    steps += sp.steps(sp.sample(rng)).size();
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  WARN("10000 sampled matmul configs with their steps in " << s << " s");
+  REQUIRE(steps > 0);
+}
