@@ -511,15 +511,25 @@ private:
     auto* done = llvm::BasicBlock::Create(ctx_, "sel.end", fn_);
     b_.CreateCondBr(cond, then_bb, else_bb);
     b_.SetInsertPoint(then_bb);
-    llvm::Value* t = vector_ ? widen(then_value()) : then_value();
+    llvm::Value* t = then_value();
     llvm::BasicBlock* then_end = b_.GetInsertBlock();
-    b_.CreateBr(done);
+    llvm::BranchInst* then_br = b_.CreateBr(done);
     b_.SetInsertPoint(else_bb);
-    llvm::Value* f = vector_ ? widen(else_value()) : else_value();
+    llvm::Value* f = else_value();
     llvm::BasicBlock* else_end = b_.GetInsertBlock();
-    b_.CreateBr(done);
+    llvm::BranchInst* else_br = b_.CreateBr(done);
+    // In a vector loop one side may be a vector and the other a scalar:
+    // broadcast the scalar at the end of its own block. When both are
+    // scalars (a condition the same for every lane, around scalar values),
+    // the result stays a scalar: it may be a branch condition.
+    if (t->getType()->isVectorTy() != f->getType()->isVectorTy()) {
+      b_.SetInsertPoint(then_br);
+      t = widen(t);
+      b_.SetInsertPoint(else_br);
+      f = widen(f);
+    }
     b_.SetInsertPoint(done);
-    llvm::PHINode* phi = b_.CreatePHI(vector_ ? t->getType() : type, 2);
+    llvm::PHINode* phi = b_.CreatePHI(t->getType()->isVectorTy() ? t->getType() : type, 2);
     phi->addIncoming(t, then_end);
     phi->addIncoming(f, else_end);
     return phi;

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 
 namespace kiln::measure {
 
@@ -74,6 +75,8 @@ std::string to_json_line(const Record& r) {
   json config = json::object();
   if (r.config.template_name.empty()) {
     config["steps"] = json::parse(schedule::steps_to_json(r.config.steps));
+    if (!r.config.point.empty())
+      config["point"] = r.config.point;
   } else {
     config["template"] = r.config.template_name;
     json knobs = json::array();
@@ -108,6 +111,10 @@ std::string to_json_line(const Record& r) {
       {"time", r.timestamp},
       {"kiln", r.kiln_version},
   };
+  if (!r.run.empty())
+    j["run"] = r.run;
+  if (!std::isnan(r.predicted))
+    j["predicted"] = r.predicted;
   return j.dump();
 }
 
@@ -155,6 +162,13 @@ public:
       if (!steps)
         fail("config.steps: " + steps.error().message());
       r.config.steps = std::move(*steps);
+      if (config.contains("point")) {
+        for (const json& x : array(config, "point")) {
+          if (!x.is_number_integer())
+            fail("config.point must be integers");
+          r.config.point.push_back(x.get<std::int64_t>());
+        }
+      }
     }
     const json& result = object(root_, "result");
     auto error = parse_error_name(string(result, "error"));
@@ -173,6 +187,10 @@ public:
     r.trial = number<std::int64_t>(root_, "trial");
     r.timestamp = number<double>(root_, "time");
     r.kiln_version = string(root_, "kiln");
+    if (root_.contains("run"))
+      r.run = string(root_, "run");
+    if (root_.contains("predicted"))
+      r.predicted = number<double>(root_, "predicted");
     return r;
   }
 
@@ -214,6 +232,52 @@ private:
   const json& root_;
 };
 } // namespace
+
+std::string to_json_line(const RoundRecord& r) {
+  json j = {{"v", kRecordVersion},
+            {"type", "round"},
+            {"run", r.run},
+            {"key", r.workload_key},
+            {"round", r.round},
+            {"sampled", r.sampled},
+            {"predicted", r.predicted},
+            {"measured", r.measured},
+            {"errors", r.errors},
+            {"model_accuracy", r.model_accuracy},
+            {"best_gflops", r.best_gflops},
+            {"sample_s", r.sample_seconds},
+            {"measure_s", r.measure_seconds},
+            {"update_s", r.update_seconds},
+            {"elapsed_s", r.elapsed_seconds},
+            {"trials", r.trials}};
+  return j.dump();
+}
+
+std::optional<RoundRecord> parse_round(std::string_view line) {
+  json j = json::parse(line, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || j.value("type", "") != "round")
+    return std::nullopt;
+  try {
+    RoundRecord r;
+    r.run = j.at("run").get<std::string>();
+    r.workload_key = j.at("key").get<std::string>();
+    r.round = j.at("round").get<int>();
+    r.sampled = j.at("sampled").get<std::int64_t>();
+    r.predicted = j.at("predicted").get<std::int64_t>();
+    r.measured = j.at("measured").get<std::int64_t>();
+    r.errors = j.at("errors").get<std::int64_t>();
+    r.model_accuracy = j.at("model_accuracy").get<double>();
+    r.best_gflops = j.at("best_gflops").get<double>();
+    r.sample_seconds = j.at("sample_s").get<double>();
+    r.measure_seconds = j.at("measure_s").get<double>();
+    r.update_seconds = j.at("update_s").get<double>();
+    r.elapsed_seconds = j.at("elapsed_s").get<double>();
+    r.trials = j.at("trials").get<std::int64_t>();
+    return r;
+  } catch (const json::exception&) {
+    return std::nullopt;
+  }
+}
 
 Expected<Record> parse_record(std::string_view line) {
   json j = json::parse(line, nullptr, false);

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -17,10 +18,12 @@ namespace kiln::measure {
 
 namespace {
 
-/// One trial: load, run once, compare, time.
+/// One trial: load, run once (checked; it also warms the caches), compare,
+/// time. `best_seconds` is the best median so far, updated here.
 MeasureResult run_trial(codegen::Jit& jit, const codegen::ObjectCode& object,
                         const ir::ComputeDAG& dag, ArgumentBuffers& buffers,
-                        const Reference& reference, const RunnerOptions& options) {
+                        const Reference& reference, const RunnerOptions& options,
+                        double& best_seconds) {
   Stopwatch clock;
   MeasureResult result;
   auto kernel = jit.load(object);
@@ -30,15 +33,25 @@ MeasureResult run_trial(codegen::Jit& jit, const codegen::ObjectCode& object,
     return result;
   }
   buffers.poison_outputs();
+  Stopwatch first;
   (*kernel)->run(buffers.pointers());
+  double first_seconds = first.elapsed_ms() / 1e3;
   CheckReport check = reference.compare(dag, buffers);
   if (!check.passed) {
     result.error = MeasureError::WrongAnswer;
     result.message = check.first_mismatch;
+  } else if (options.slow_cutoff_ratio > 0 && best_seconds > 0 &&
+             first_seconds > options.slow_cutoff_ratio * best_seconds) {
+    result.costs = {first_seconds};
+    result.number = 1;
   } else {
-    Timing t = time_function([&] { (*kernel)->run(buffers.pointers()); }, options.timing);
+    TimingOptions timing = options.timing;
+    timing.warmup = std::max(0, timing.warmup - 1); // the checked run warmed up
+    Timing t = time_function([&] { (*kernel)->run(buffers.pointers()); }, timing);
     result.costs = t.seconds;
     result.number = t.number;
+    if (best_seconds <= 0 || t.median() < best_seconds)
+      best_seconds = t.median();
   }
   result.run_seconds = clock.elapsed_ms() / 1e3;
   return result;
@@ -52,7 +65,7 @@ public:
         buffers_(dag, reference.seed()) {}
 
   MeasureResult run(const codegen::ObjectCode& object) override {
-    return run_trial(*jit_, object, dag_, buffers_, reference_, options_);
+    return run_trial(*jit_, object, dag_, buffers_, reference_, options_, best_seconds_);
   }
 
 private:
@@ -61,6 +74,7 @@ private:
   RunnerOptions options_;
   std::unique_ptr<codegen::Jit> jit_;
   ArgumentBuffers buffers_;
+  double best_seconds_ = 0;
 };
 
 // --- the worker protocol: length-prefixed messages over two pipes ---
@@ -137,6 +151,7 @@ bool read_result(int fd, MeasureResult& r) {
   if (!jit)
     ::_exit(3);
   ArgumentBuffers buffers(dag, reference.seed());
+  double best_seconds = 0;
   while (true) {
     codegen::ObjectCode object;
     std::string bytes;
@@ -144,7 +159,7 @@ bool read_result(int fd, MeasureResult& r) {
         !read_string(in, bytes))
       ::_exit(0);
     object.bytes.assign(bytes.begin(), bytes.end());
-    MeasureResult r = run_trial(**jit, object, dag, buffers, reference, options);
+    MeasureResult r = run_trial(**jit, object, dag, buffers, reference, options, best_seconds);
     if (!write_result(out, r))
       ::_exit(0);
   }

@@ -20,6 +20,12 @@ Expected<LoadedLog> load_log(const std::string& path) {
     ++log.lines;
     if (line.empty() || line.find_first_not_of(" \t\r") == std::string::npos)
       continue;
+    if (line.find("\"type\":\"round\"") != std::string::npos) {
+      if (auto round = parse_round(line)) {
+        log.rounds.push_back(std::move(*round));
+        continue;
+      }
+    }
     auto record = parse_record(line);
     if (!record) {
       log.warnings.push_back(
@@ -40,6 +46,8 @@ Expected<LoadedLog> load_logs(const std::vector<std::string>& paths) {
     all.lines += log->lines;
     for (Record& r : log->records)
       all.records.push_back(std::move(r));
+    for (RoundRecord& r : log->rounds)
+      all.rounds.push_back(std::move(r));
     for (std::string& w : log->warnings)
       all.warnings.push_back(std::move(w));
   }
@@ -69,10 +77,18 @@ LogWriter::~LogWriter() {
   std::fclose(file_);
 }
 
+std::optional<Error> LogWriter::append(const RoundRecord& round) {
+  return write(to_json_line(round) + "\n");
+}
+
 std::optional<Error> LogWriter::append(const std::vector<Record>& records) {
   std::string text;
   for (const Record& r : records)
     text += to_json_line(r) + "\n";
+  return write(text);
+}
+
+std::optional<Error> LogWriter::write(const std::string& text) {
   if (std::fwrite(text.data(), 1, text.size(), file_) != text.size() || std::fflush(file_) != 0)
     return Error("cannot-write-log", fmt::format("cannot write to the tuning log '{}': {}", path_,
                                                  std::strerror(errno)));

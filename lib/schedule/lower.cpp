@@ -257,8 +257,10 @@ private:
     const StageState& st = state_.stages()[index];
     const bool attached = st.location == Location::At;
     const std::string prefix = attached ? stage.name + "." : "";
-    const ir::Reduce* reduce = stage.reduction();
+    // The body with the inlined stages substituted: for a reduction, its
+    // Reduce node is the rebuilt one (the stage's own still loads them).
     Expr body = bodies_[index];
+    const ir::Reduce* reduce = body.as<ir::Reduce>();
 
     // Extents of every iterator, from the region through the relations.
     std::map<std::string, std::int64_t> extent;
@@ -483,7 +485,8 @@ private:
   /// The region of stage `child` that one iteration of loop `at` of its
   /// consumer reads: each index is affine in the loops inside `at` (which
   /// range over their extents) plus a rest fixed for that iteration. When
-  /// reads disagree or are not affine, the whole stage.
+  /// reads disagree or are not affine, the whole stage; a dimension whose
+  /// span covers the stage's extent is computed whole.
   Region infer_region(int child, const Expr& element, const StageState& consumer,
                       const std::string& prefix, const std::string& at,
                       const std::map<std::string, std::int64_t>& extent) {
@@ -529,8 +532,12 @@ private:
         hi = std::max(hi, mx);
       }
       std::int64_t ext = hi - lo + 1;
-      if (ext >= s.axes[d].extent)
-        return full;
+      if (ext >= s.axes[d].extent) {
+        // This dimension is read whole; the others may still shrink.
+        region.base.push_back(Expr(0));
+        region.extent.push_back(s.axes[d].extent);
+        continue;
+      }
       Expr base = lo == 0 ? *rest : *rest + Expr(lo);
       auto simple = ir::linearize(base);
       region.base.push_back(simple ? ir::to_expr(*simple) : base);
@@ -554,7 +561,7 @@ private:
 
 } // namespace
 
-LoweredFunc lower(const State& state) {
+LoweredFunc lower(const State& state, const LowerOptions& options) {
   const ir::ComputeDAG& dag = state.dag();
   LoweredFunc func;
   func.name = kernel_name(dag);
@@ -562,7 +569,9 @@ LoweredFunc lower(const State& state) {
     func.args.push_back(stage_buffer(dag.stage(index), BufferScope::Argument));
 
   Stmt nest = NestBuilder(state).build_root();
-  nest = unroll_loops(nest);
+  if (options.expand_unrolled)
+    nest = unroll_loops(nest);
+  nest = remove_unit_loops(nest);
   nest = simplify(nest);
   func.body = nest;
   return func;

@@ -137,26 +137,41 @@ Stmt remove_unit_loops(const Stmt& stmt) {
   return stmt;
 }
 
+/// The canonical sum of an affine index expression (linearised once, at
+/// its top: linearising every subexpression would be quadratic).
+static ir::Expr simplify_index(const ir::Expr& e) {
+  if (e.type() != ir::ScalarType::I64)
+    return e;
+  auto form = ir::linearize(e);
+  return form ? ir::to_expr(*form) : e;
+}
+
 namespace {
+/// Simplifies the indices of loads and the operands of comparisons.
 class Simplifier : public ir::ExprMutator {
 public:
   using ExprMutator::mutate;
 
 protected:
-  ir::Expr mutate(const ir::Binary* b, const ir::Expr& self) override {
-    ir::Expr e = ExprMutator::mutate(b, self);
-    if (e.type() != ir::ScalarType::I64)
-      return e;
-    if (auto form = ir::linearize(e))
-      return ir::to_expr(*form);
-    return e;
+  ir::Expr mutate(const ir::Load* l, const ir::Expr& self) override {
+    std::vector<ir::Expr> indices;
+    bool changed = false;
+    for (const ir::Expr& i : l->indices) {
+      indices.push_back(simplify_index(mutate(i)));
+      changed |= !indices.back().same_as(i);
+    }
+    return changed ? ir::Load::make(l->tensor, std::move(indices), l->type) : self;
+  }
+  ir::Expr mutate(const ir::Compare* c, const ir::Expr& self) override {
+    ir::Expr a = simplify_index(mutate(c->a)), b = simplify_index(mutate(c->b));
+    return a.same_as(c->a) && b.same_as(c->b) ? self : ir::Compare::make(c->op, a, b);
   }
 };
 } // namespace
 
 Stmt simplify(const Stmt& stmt) {
   Simplifier s;
-  return map_exprs(stmt, [&](const ir::Expr& e) { return s.mutate(e); });
+  return map_exprs(stmt, [&](const ir::Expr& e) { return simplify_index(s.mutate(e)); });
 }
 
 } // namespace kiln::schedule

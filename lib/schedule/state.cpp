@@ -146,7 +146,7 @@ public:
       refuse(
           "invalid-step",
           fmt::format("compute_at: '{}' is an output; outputs are computed at the root", s.stage));
-    std::vector<int> consumers = dag_.consumers(dag_.find_stage(s.stage));
+    std::vector<int> consumers = effective_consumers(dag_.find_stage(s.stage));
     if (consumers.size() != 1 || dag_.stage(consumers[0]).name != s.target)
       refuse(
           "invalid-step",
@@ -167,6 +167,7 @@ public:
       refuse("invalid-step", fmt::format("compute_at: cannot compute '{}' inside the vectorized "
                                          "loop {}.{}",
                                          s.stage, s.target, s.target_iter));
+    refuse_if_producer_attached_through(st, "compute_at");
     st.location = Location::At;
     st.at_stage = s.target;
     st.at_iter = s.target_iter;
@@ -192,8 +193,22 @@ public:
     st.at_iter.clear();
   }
 
+  /// Un-inlining a stage would leave a producer computed inside a stage
+  /// that no longer reads it.
+  void refuse_if_producer_attached_through(const StageState& st, const char* step) {
+    if (st.location != Location::Inline)
+      return;
+    for (int p : dag_.producers(dag_.find_stage(st.name)))
+      if (stages_[p].location == Location::At)
+        refuse("invalid-step",
+               fmt::format("{}: '{}' is computed at '{}', which reads it through the inlined "
+                           "'{}'; compute '{}' at the root first",
+                           step, stages_[p].name, stages_[p].at_stage, st.name, stages_[p].name));
+  }
+
   void operator()(const ComputeRootStep& s) {
     StageState& st = compute_stage(s.stage, "compute_root");
+    refuse_if_producer_attached_through(st, "compute_root");
     st.location = Location::Root;
     st.at_stage.clear();
     st.at_iter.clear();
@@ -237,6 +252,14 @@ public:
       refuse("invalid-step",
              fmt::format("cache_read: '{}' does not read '{}'; its readers are [{}]", s.reader,
                          s.stage, consumer_names(consumers)));
+    // The copy would become the stage's only reader, at the root, while the
+    // stage is computed only inside a loop of its old reader.
+    const StageState& source_state = stages_[static_cast<size_t>(index)];
+    if (source_state.location == Location::At)
+      refuse("invalid-step",
+             fmt::format("cache_read: '{}' is computed at {}.{}; compute it at the root first, "
+                         "or cache_read before compute_at",
+                         s.stage, source_state.at_stage, source_state.at_iter));
     std::string name = s.stage + ".cache";
     refuse_if_stage_exists(name);
     std::vector<ir::Stage> stages = dag_.stages();
@@ -284,6 +307,30 @@ public:
     if (s.auto_unroll_max_step < 0)
       refuse("invalid-step", "pragma auto_unroll_max_step must not be negative");
     st.auto_unroll_max_step = s.auto_unroll_max_step;
+  }
+
+  /// After any step: every stage computed at a loop is still read by that
+  /// stage alone (through inlined stages), which still has the loop. A step
+  /// that changes who reads a stage (a cache_read of an inlined stage, a
+  /// compute_root that undoes an inlining, …) must not leave a stage
+  /// computed inside a loop that no longer reads it: lowering would compute
+  /// it there while its new reader looks for it elsewhere.
+  void check_attachments(std::string_view step) {
+    for (size_t i = 0; i < stages_.size(); ++i) {
+      const StageState& st = stages_[i];
+      if (st.location != Location::At)
+        continue;
+      int target = dag_.find_stage(st.at_stage);
+      std::vector<int> readers = effective_consumers(static_cast<int>(i));
+      bool ok = target >= 0 && readers.size() == 1 && readers[0] == target &&
+                stages_[static_cast<size_t>(target)].location != Location::Inline &&
+                stages_[static_cast<size_t>(target)].find_iter(st.at_iter);
+      if (!ok)
+        refuse("invalid-step",
+               fmt::format("{}: '{}' is computed at {}.{}, which would no longer be its only "
+                           "reader; compute '{}' at the root first",
+                           step, st.name, st.at_stage, st.at_iter, st.name));
+    }
   }
 
 private:
@@ -340,6 +387,23 @@ private:
   void refuse_if_stage_exists(const std::string& name) {
     if (dag_.find_stage(name) >= 0)
       refuse("invalid-step", fmt::format("a stage named '{}' exists already", name));
+  }
+
+  /// The stages that read `index` once inlined stages are substituted: an
+  /// inlined consumer is replaced by its own consumers.
+  std::vector<int> effective_consumers(int index) {
+    std::vector<int> out;
+    for (int c : dag_.consumers(index)) {
+      if (stages_[c].location != Location::Inline) {
+        out.push_back(c);
+        continue;
+      }
+      for (int cc : effective_consumers(c))
+        if (std::find(out.begin(), out.end(), cc) == out.end())
+          out.push_back(cc);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
   }
 
   std::string consumer_names(const std::vector<int>& consumers) {
@@ -402,6 +466,7 @@ std::optional<Error> State::apply(const Step& step) {
   try {
     StepApplier applier(dag, stages);
     std::visit(applier, step);
+    applier.check_attachments(step_tag(step));
   } catch (const UserError& e) {
     return e.error();
   }

@@ -7,7 +7,10 @@
 //
 // KILN_PROPERTY_SEEDS=N runs N sequences per op instead of the default;
 // KILN_PROPERTY_FIRST_SEED=S starts at seed S (to replay one failure, set
-// both: KILN_PROPERTY_FIRST_SEED=123 KILN_PROPERTY_SEEDS=1).
+// both: KILN_PROPERTY_FIRST_SEED=123 KILN_PROPERTY_SEEDS=1);
+// KILN_PROPERTY_MAX_STEPS=M grows schedules of up to M proposals (default
+// 14) and KILN_PROPERTY_WILD=P makes P percent of them wild (default 10).
+// Changing either changes the schedule every seed gives.
 #include "kernel_check.h"
 #include "random_schedule.h"
 #include "small_shapes.h"
@@ -20,7 +23,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <optional>
+#include <random>
 #include <set>
+#include <sstream>
 
 using namespace kiln;
 
@@ -38,9 +45,67 @@ std::uint64_t env_number(const char* name, std::uint64_t fallback) {
   return std::strtoull(text, nullptr, 10);
 }
 
-/// Every fourth seed runs on the edge shapes (extents of 1, primes).
-bool uses_edge_shapes(std::uint64_t seed) {
-  return seed % 4 == 3;
+/// Which shapes a seed runs on: of every four seeds, two use the small
+/// shapes, one the edge shapes (extents of 1, primes), one a random shape.
+enum class ShapeKind { Small, Edge, Random };
+
+ShapeKind shape_kind(std::uint64_t seed) {
+  switch (seed % 4) {
+  case 2:
+    return ShapeKind::Random;
+  case 3:
+    return ShapeKind::Edge;
+  default:
+    return ShapeKind::Small;
+  }
+}
+
+std::string_view shape_kind_name(ShapeKind k) {
+  return k == ShapeKind::Small ? "small" : k == ShapeKind::Edge ? "edge" : "random";
+}
+
+/// A random small shape: every parameter the op declares drawn from a small
+/// range (windows 1..4, strides 1..3, padding 0..2, others 1..12), kept when
+/// the op accepts it and stays cheap for the interpreter.
+struct Shape {
+  ir::ParamOverrides overrides;
+  ir::ComputeDAG dag;
+};
+
+std::optional<Shape> random_shape(const std::string& op, std::uint64_t seed) {
+  std::ifstream file(test::op_file(op));
+  std::stringstream text;
+  text << file.rdbuf();
+  auto params = ir::parse_op_params(text.str(), op);
+  if (!params)
+    return std::nullopt;
+  std::mt19937_64 rng(seed * 7919 + 17);
+  auto draw = [&](std::int64_t lo, std::int64_t hi) {
+    return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng);
+  };
+  // Padding may be 0; everything else is at least 1.
+  auto max_value = [](const std::string& name) -> std::int64_t {
+    if (name == "pad")
+      return 2;
+    if (name == "stride")
+      return 3;
+    if (name == "R" || name == "S" || name == "KH" || name == "KW")
+      return 4;
+    return 12;
+  };
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    ir::ParamOverrides overrides;
+    for (const ir::ParamDecl& p : *params) {
+      if (p.derived)
+        continue;
+      std::int64_t v = draw(p.name == "pad" ? 0 : 1, max_value(p.name));
+      overrides.emplace_back(p.name, std::to_string(v));
+    }
+    auto dag = ir::parse_op(text.str(), op, overrides);
+    if (dag && dag->flop_count() <= 2e5)
+      return Shape{std::move(overrides), std::move(*dag)};
+  }
+  return std::nullopt;
 }
 
 /// Where the schedule of a failing (or the current) sequence is written.
@@ -53,6 +118,10 @@ std::string schedule_path(const std::string& op, const std::string& what) {
 void check_random_schedules(const std::string& op) {
   const std::uint64_t seeds = env_number("KILN_PROPERTY_SEEDS", kDefaultSeeds);
   const std::uint64_t first = env_number("KILN_PROPERTY_FIRST_SEED", 0);
+  test::RandomScheduleOptions options;
+  options.max_proposals = static_cast<int>(
+      env_number("KILN_PROPERTY_MAX_STEPS", static_cast<std::uint64_t>(options.max_proposals)));
+  options.wild = static_cast<double>(env_number("KILN_PROPERTY_WILD", 10)) / 100.0;
   const ir::ParamOverrides& small = test::small_shapes().at(op);
   const ir::ParamOverrides& edge = test::edge_shapes().at(op);
   auto small_dag = ir::parse_op_file(test::op_file(op).string(), small);
@@ -66,13 +135,20 @@ void check_random_schedules(const std::string& op) {
   test::RandomScheduleStats stats;
   int failures = 0;
   for (std::uint64_t seed = first; seed < first + seeds; ++seed) {
-    const bool edge_shape = uses_edge_shapes(seed);
-    const ir::ComputeDAG& dag = edge_shape ? *edge_dag : *small_dag;
-    const ir::ParamOverrides& shape = edge_shape ? edge : small;
-    schedule::State state = test::random_schedule(dag, seed, &stats);
+    ShapeKind kind = shape_kind(seed);
+    std::optional<Shape> drawn = kind == ShapeKind::Random ? random_shape(op, seed) : std::nullopt;
+    if (kind == ShapeKind::Random && !drawn)
+      kind = ShapeKind::Small;
+    const ir::ComputeDAG& dag = drawn                     ? drawn->dag
+                                : kind == ShapeKind::Edge ? *edge_dag
+                                                          : *small_dag;
+    const ir::ParamOverrides& shape = drawn                     ? drawn->overrides
+                                      : kind == ShapeKind::Edge ? edge
+                                                                : small;
+    schedule::State state = test::random_schedule(dag, seed, &stats, options);
     // Written before the run and shown if the kernel crashes the process
     // (Catch2 reports the messages in scope with the fatal signal).
-    INFO(fmt::format("op {} ({} shapes), seed {}\n{}", op, edge_shape ? "edge" : "small", seed,
+    INFO(fmt::format("op {} ({} shape), seed {}\n{}", op, shape_kind_name(kind), seed,
                      test::reproduce_hint(op, shape, state, schedule_path(op, "current"))));
     test::KernelOutcome outcome = checker.check(dag, state);
     if (outcome.ok())

@@ -75,10 +75,12 @@ public:
 
   State run() {
     int proposals = uniform(options_.min_proposals, options_.max_proposals);
-    for (int p = 0; p < proposals; ++p)
+    for (int p = 0; p < proposals; ++p) {
+      wild_ = chance(options_.wild);
       for (const Step& step : propose())
         if (!apply(step))
           break; // the rest of a proposal builds on its first step
+    }
     return std::move(state_);
   }
 
@@ -117,13 +119,19 @@ private:
   }
   bool exists(const std::string& name) const { return dag().find_stage(name) >= 0; }
 
+  /// Whether a stage is computed at this loop (never, for a wild proposal:
+  /// then the state must refuse what cannot apply).
   bool attached_at(const std::string& stage, const std::string& iter) const {
+    if (wild_)
+      return false;
     for (const StageState& s : stages())
       if (s.location == Location::At && s.at_stage == stage && s.at_iter == iter)
         return true;
     return false;
   }
   bool has_attached(const std::string& stage) const {
+    if (wild_)
+      return false;
     for (const StageState& s : stages())
       if (s.location == Location::At && s.at_stage == stage)
         return true;
@@ -274,24 +282,50 @@ private:
       return std::nullopt;
     std::vector<std::string> iters;
     for (const Iterator& it : stages()[static_cast<size_t>(index)].iters)
-      if (it.annotation != Annotation::Vectorize)
+      if (wild_ || it.annotation != Annotation::Vectorize)
         iters.push_back(it.name);
     if (iters.empty())
       return std::nullopt;
     return pick(iters);
   }
 
+  /// The stages that read stage `index` once inlined stages are
+  /// substituted (an inlined reader stands for its own readers).
+  std::vector<int> effective_consumers(int index) const {
+    std::vector<int> out;
+    for (int c : dag().consumers(index)) {
+      if (stages()[static_cast<size_t>(c)].location != Location::Inline) {
+        out.push_back(c);
+        continue;
+      }
+      for (int cc : effective_consumers(c))
+        if (std::find(out.begin(), out.end(), cc) == out.end())
+          out.push_back(cc);
+    }
+    return out;
+  }
+
+  /// A stage computed inside a loop of its single (effective) consumer; a
+  /// wild proposal picks any reader, inlined or not, direct or not.
   std::vector<Step> compute_at() {
     auto candidates = stages_where([&](size_t i) {
-      if (!is_compute(i) || dag().stage(static_cast<int>(i)).is_output)
+      if (!is_compute(i) || (!wild_ && dag().stage(static_cast<int>(i)).is_output))
         return false;
-      auto consumers = dag().consumers(static_cast<int>(i));
-      return consumers.size() == 1 && has_loops(static_cast<size_t>(consumers[0]));
+      auto consumers = effective_consumers(static_cast<int>(i));
+      return wild_ ? !consumers.empty() || !dag().consumers(static_cast<int>(i)).empty()
+                   : consumers.size() == 1 && has_loops(static_cast<size_t>(consumers[0]));
     });
     if (candidates.empty())
       return {};
     size_t i = pick(candidates);
-    std::string target = dag().stage(dag().consumers(static_cast<int>(i))[0]).name;
+    std::vector<int> consumers = effective_consumers(static_cast<int>(i));
+    if (wild_) {
+      for (int c : dag().consumers(static_cast<int>(i)))
+        consumers.push_back(c);
+    }
+    if (consumers.empty())
+      return {};
+    std::string target = dag().stage(pick(consumers)).name;
     auto iter = attach_point(target);
     if (!iter)
       return {};
@@ -320,7 +354,7 @@ private:
   std::vector<Step> cache_write() {
     auto candidates = stages_where([&](size_t i) {
       const StageState& st = stages()[i];
-      return is_compute(i) && st.location == Location::Root && !st.transformed &&
+      return is_compute(i) && (wild_ || (st.location == Location::Root && !st.transformed)) &&
              !has_attached(st.name) && !exists(st.name + ".local");
     });
     if (candidates.empty())
@@ -416,6 +450,7 @@ private:
   std::mt19937_64 rng_;
   RandomScheduleStats& stats_;
   const RandomScheduleOptions& options_;
+  bool wild_ = false; ///< this proposal skips the generator's own checks
 };
 
 } // namespace

@@ -5,7 +5,8 @@
 // exists with factors 1..extent+2, a fuse of adjacent loops of one kind, a
 // compute_at of a stage with a single consumer into one of its loops, a
 // cache_write before any loop step on the stage, a cache_read often followed
-// by a compute_at into its reader, …). State::apply has the last word: a
+// by a compute_at into its reader, …), except for a share of "wild"
+// proposals that skip those checks. State::apply has the last word: a
 // step it refuses is not recorded, only counted, so that a test can make
 // sure most proposals are accepted.
 #ifndef KILN_TEST_E2E_RANDOM_SCHEDULE_H
@@ -27,6 +28,10 @@ struct RandomScheduleOptions {
   /// explicitly: the generator stops proposing `unroll` beyond it, so that
   /// kernels stay small enough to compile in milliseconds.
   std::int64_t max_unrolled = 64;
+  /// The share of "wild" proposals, which skip the generator's own checks
+  /// (a split of a loop something is computed at, a compute_at into an
+  /// indirect reader, …) so that State::apply's refusals are tested too.
+  double wild = 0.1;
 };
 
 struct RandomScheduleStats {

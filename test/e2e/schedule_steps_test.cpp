@@ -282,6 +282,30 @@ TEST_CASE("compute_at: each intermediate at each loop of its consumer",
   });
 }
 
+TEST_CASE("compute_at through an inlined consumer, at each loop of its reader",
+          "[e2e][schedule][compute_at]") {
+  check_each([](const OpCase& c) {
+    std::vector<NamedSchedule> out;
+    State naive(c.dag);
+    for (const auto& [stage, consumer] : attachable(c.dag)) {
+      const ir::Stage& middle = c.dag.stage(c.dag.find_stage(consumer));
+      if (middle.is_output || middle.reduction())
+        continue;
+      auto readers = c.dag.consumers(c.dag.find_stage(consumer));
+      if (readers.size() != 1)
+        continue;
+      std::string reader = c.dag.stage(readers[0]).name;
+      for (const Iterator& it : naive.find_stage(reader)->iters)
+        out.push_back({fmt::format("compute_inline {}, compute_at {} {}", consumer, stage,
+                                   name_of(reader, it.name)),
+                       {ComputeInlineStep{consumer}, ComputeAtStep{stage, reader, it.name}}});
+    }
+    if (out.empty())
+      out.push_back({"naive (no stage reads another through an element-wise stage)", {}});
+    return out;
+  });
+}
+
 TEST_CASE("compute_at of a stage with several consumers is refused",
           "[e2e][schedule][compute_at]") {
   const OpCase& c = op_case("softmax");
@@ -592,6 +616,20 @@ TEST_CASE("realistic: dense_bias_relu with bias and relu fused", "[e2e][schedule
                           AnnotateStep{"relu", "b", Annotation::Parallel},
                       });
   }
+  SECTION("biased inlined, dense computed per tile of relu (through the inlined stage)") {
+    check_schedule(c, {
+                          ComputeInlineStep{"biased"},
+                          SplitStep{"relu", "b", {2}},
+                          SplitStep{"relu", "o", {8}},
+                          ReorderStep{"relu", {"b.0", "o.0", "b.1", "o.1"}},
+                          ComputeAtStep{"dense", "relu", "o.0"},
+                          ReorderStep{"dense", {"i", "b", "o"}},
+                          AnnotateStep{"dense", "o", Annotation::Vectorize},
+                          AnnotateStep{"dense", "b", Annotation::Unroll},
+                          AnnotateStep{"relu", "o.1", Annotation::Vectorize},
+                          AnnotateStep{"relu", "b.0", Annotation::Parallel},
+                      });
+  }
   SECTION("dense computed per row of biased, relu parallel") {
     check_schedule(c, {
                           ComputeAtStep{"dense", "biased", "b"},
@@ -677,5 +715,21 @@ TEST_CASE("regression: a region read whole in one dimension shrinks in the other
   s.compute_at("A.cache", "C", "j");
   std::string text = to_string(lower(s));
   CHECK_THAT(text, Catch::Contains("allocate A.cache: f32[1, 1, 3] (local)"));
+  check_schedule(c, s.steps());
+}
+
+TEST_CASE("regression: a step that leaves a stage computed where nothing reads it is refused",
+          "[e2e][schedule][regression]") {
+  // dense computed at relu through the inlined biased; a cache_read of
+  // biased for relu made biased.cache (at the root) dense's reader, while
+  // dense was still computed inside relu (internal error: no buffer named
+  // dense in scope).
+  const OpCase& c = op_case("dense_bias_relu");
+  State s(c.dag);
+  s.compute_inline("biased");
+  s.compute_at("dense", "relu", "b");
+  auto err = s.apply(CacheReadStep{"biased", "relu"});
+  REQUIRE(err.has_value());
+  CHECK_THAT(err->message(), Catch::Contains("would no longer be its only reader"));
   check_schedule(c, s.steps());
 }

@@ -7,9 +7,12 @@
 #include "kiln/measure/replay.h"
 #include "kiln/measure/run.h"
 #include "kiln/measure/tuning_log.h"
+#include "kiln/model/xgboost_model.h"
 #include "kiln/schedule/lower.h"
 #include "kiln/schedule/state.h"
 #include "kiln/schedule/transform_step.h"
+#include "kiln/search/progress.h"
+#include "kiln/search/tuner.h"
 #include "kiln/space/sketch.h"
 #include "kiln/support/error.h"
 #include "kiln/support/stopwatch.h"
@@ -19,6 +22,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <unistd.h>
 
 using namespace kiln;
 
@@ -216,6 +220,147 @@ static int space_command(const OpOptions& op, bool sketches, int samples, std::u
   return 0;
 }
 
+/// Everything `kiln tune` and `kiln compare` take besides the op.
+struct TuneFlags {
+  search::TuneOptions options;
+  std::string mode = "online";
+  std::string log;
+  bool resume = false;
+  std::string model_file;
+  std::string save_model;
+  std::vector<std::string> strategy_options;
+  double timeout = 10;
+  bool no_isolate = false;
+  int threads = 0;
+};
+
+static void add_tune_flags(CLI::App* cmd, TuneFlags& f) {
+  auto& o = f.options;
+  cmd->add_option("--trials", o.trials, "measurement budget")->capture_default_str();
+  cmd->add_option("--time-budget", o.time_budget_seconds, "seconds for the whole run (0: none)")
+      ->capture_default_str();
+  cmd->add_option("--strategy", o.strategy, "evolutionary | annealing | genetic | random | grid")
+      ->capture_default_str();
+  cmd->add_option("--mode", f.mode, "online | offline | hybrid")->capture_default_str();
+  cmd->add_option("--batch", o.batch, "configs measured per round")->capture_default_str();
+  cmd->add_option("--seed", o.seed, "random seed")->capture_default_str();
+  cmd->add_option("--early-stop", o.early_stop, "stop after N trials without improvement (0: off)")
+      ->capture_default_str();
+  cmd->add_option("--verify-top", o.verify_top, "offline: measure the K best picks")
+      ->capture_default_str();
+  cmd->add_option("--measure-fraction", o.measure_fraction,
+                  "hybrid: share of --time-budget spent measuring")
+      ->capture_default_str();
+  cmd->add_option("--option", f.strategy_options,
+                  "strategy hyperparameter NAME=VALUE (repeatable; `kiln tune --list-options`)");
+  cmd->add_option("--timeout", f.timeout, "seconds per candidate before it is killed")
+      ->capture_default_str();
+  cmd->add_flag("--no-isolate", f.no_isolate, "measure in this process (faster, not crash-safe)");
+  cmd->add_option("--model", f.model_file, "a trained cost model (kiln train)");
+  cmd->add_option("--save-model", f.save_model, "write the model trained during the run");
+  cmd->add_option("--threads", f.threads, "threads for parallel loops (default: all cores)");
+}
+
+static std::optional<Error> finish_tune_flags(TuneFlags& f) {
+  auto mode = search::parse_mode(f.mode);
+  if (!mode)
+    return Error("bad-option", fmt::format("unknown mode '{}'; the modes are online, offline, "
+                                           "hybrid",
+                                           f.mode));
+  f.options.mode = *mode;
+  for (const std::string& kv : f.strategy_options) {
+    auto eq = kv.find('=');
+    if (eq == std::string::npos)
+      return Error("bad-option", fmt::format("--option {}: write NAME=VALUE", kv));
+    if (auto err = search::set_strategy_option(f.options.strategy_options, kv.substr(0, eq),
+                                               kv.substr(eq + 1)))
+      return err;
+  }
+  kiln_rt_set_num_threads(f.threads);
+  return std::nullopt;
+}
+
+static std::string op_command(const OpOptions& op) {
+  std::string s = op.file;
+  for (const std::string& kv : op.sets)
+    s += " --set " + kv;
+  return s;
+}
+
+static int tune_command(const OpOptions& op, TuneFlags& flags) {
+  if (auto err = finish_tune_flags(flags))
+    return fail(*err);
+  auto dag = load_op(op);
+  if (!dag)
+    return fail(dag.error());
+  codegen::Target target = codegen::Target::host();
+  measure::MeasureOptions mo;
+  mo.isolate = !flags.no_isolate;
+  mo.runner.timeout_seconds = flags.timeout;
+  auto measurer = measure::ProgramMeasurer::create(*dag, target, mo);
+  if (!measurer)
+    return fail(measurer.error());
+
+  std::unique_ptr<model::XGBoostModel> model;
+  if (!flags.model_file.empty()) {
+    auto loaded = model::XGBoostModel::load(flags.model_file);
+    if (!loaded)
+      return fail(loaded.error());
+    model = std::make_unique<model::XGBoostModel>(std::move(*loaded));
+  } else {
+    model = std::make_unique<model::XGBoostModel>();
+  }
+  search::SketchSearchSpace sp(*dag, space_params(target));
+
+  std::string log_path = flags.log.empty() ? dag->name() + ".jsonl" : flags.log;
+  std::vector<measure::Record> history;
+  if (flags.resume) {
+    auto log = load_logs_verbose({log_path});
+    if (!log)
+      return fail(log.error());
+    history = std::move(log->records);
+  }
+  auto writer = measure::LogWriter::open(log_path);
+  if (!writer)
+    return fail(writer.error());
+
+  search::Tuner tuner({*dag, op.file, target, writer->get()}, sp, **measurer, *model,
+                      flags.options);
+  if (!history.empty())
+    tuner.resume(history);
+  fmt::print("tuning {} ({}) on {} {}: {} mode, {} strategy, {} trials, log {}\n", dag->name(),
+             dag->workload_key(), target.cpu, target.triple, flags.mode, flags.options.strategy,
+             flags.options.trials, log_path);
+  bool tty = ::isatty(STDOUT_FILENO);
+  std::int64_t errors = 0;
+  auto result = tuner.run([&](const search::RoundStats& r) {
+    errors += r.errors;
+    fmt::print("{}", search::progress_line(r, flags.options.trials, errors, tty));
+    std::fflush(stdout);
+  });
+  if (tty)
+    fmt::print("\n");
+  if (!result)
+    return fail(result.error());
+  std::string schedule_file;
+  if (result->best) {
+    schedule_file = log_path + ".best.json";
+    std::ofstream out(schedule_file);
+    out << schedule::schedule_file_text(dag->name(), result->best->config.steps);
+  } else if (!result->records.empty() && flags.options.mode == search::Mode::Offline) {
+    schedule_file = log_path + ".pick.json";
+    std::ofstream out(schedule_file);
+    out << schedule::schedule_file_text(dag->name(), result->records.front().config.steps);
+    fmt::print("offline pick (predicted score {:.3f}) written to {}\n", result->predicted_score,
+               schedule_file);
+  }
+  fmt::print("{}", search::summary(*result, op_command(op), schedule_file, log_path));
+  if (!flags.save_model.empty())
+    if (auto err = model->save(flags.save_model))
+      return fail(*err);
+  return result->best || flags.options.mode == search::Mode::Offline ? 0 : 1;
+}
+
 static int target_command(const std::string& triple, const std::string& cpu) {
   if (triple.empty() && cpu.empty()) {
     fmt::print("{}", codegen::Target::host().describe());
@@ -270,6 +415,13 @@ int main(int argc, char** argv) {
   space_cmd->add_option("--sample", samples, "print N random configs (as steps)");
   space_cmd->add_option("--seed", seed, "random seed")->capture_default_str();
 
+  TuneFlags tune_flags;
+  CLI::App* tune = app.add_subcommand("tune", "find the fastest correct kernel for an operator");
+  add_op_options(tune, op);
+  add_tune_flags(tune, tune_flags);
+  tune->add_option("--log", tune_flags.log, "tuning log (default: OPNAME.jsonl)");
+  tune->add_flag("--resume", tune_flags.resume, "continue from the log's records of this task");
+
   std::vector<std::string> logs;
   CLI::App* best = app.add_subcommand("best", "list the best config of every task in logs");
   best->add_option("logs", logs, "tuning logs (JSON lines)")->required();
@@ -283,6 +435,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
 
   CLI11_PARSE(app, argc, argv);
+  if (tune->parsed())
+    return tune_command(op, tune_flags);
   if (space_cmd->parsed())
     return space_command(op, show_sketches, samples, seed);
   if (best->parsed())

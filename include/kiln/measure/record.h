@@ -11,6 +11,8 @@
 #include "kiln/support/error.h"
 
 #include <cstdint>
+#include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -50,6 +52,10 @@ struct Config {
   std::vector<schedule::Step> steps;
   std::string template_name;                               ///< empty for step configs
   std::vector<std::pair<std::string, std::int64_t>> knobs; ///< knob → choice index
+  /// The search space's own numbers for this config (a sketch and its
+  /// decisions), so a resumed search can start from logged configs; empty
+  /// when the config did not come from a search space.
+  std::vector<std::int64_t> point;
 
   /// A stable text that identifies the config (used to skip repeats).
   std::string key() const;
@@ -69,6 +75,7 @@ struct MeasureResult {
 };
 
 struct Record {
+  std::string run; ///< label of the run that measured it, e.g. "online/evolutionary/seed=1"
   TaskInfo task;
   codegen::Target target;
   Config config;
@@ -76,9 +83,35 @@ struct Record {
   std::int64_t trial = 0; ///< index of the trial in its run
   double timestamp = 0;   ///< seconds since the epoch
   std::string kiln_version;
+  /// The cost model's score for this config before it was measured (NaN
+  /// when no trained model scored it).
+  double predicted = std::numeric_limits<double>::quiet_NaN();
 
   double gflops() const; ///< 0 unless ok
 };
+
+/// What one round of a tuning run did: a line of its own in the log
+/// (`"type": "round"`), for reports of how the tuning went.
+struct RoundRecord {
+  std::string run;
+  std::string workload_key;
+  int round = 0;
+  std::int64_t sampled = 0;   ///< configs proposed by the strategy
+  std::int64_t predicted = 0; ///< programs scored by the model
+  std::int64_t measured = 0;
+  std::int64_t errors = 0;
+  /// Pairwise accuracy of the model on this round's measurements, before it
+  /// learnt from them (-1: no trained model scored them).
+  double model_accuracy = -1;
+  double best_gflops = 0; ///< best so far, after the round
+  double sample_seconds = 0, measure_seconds = 0, update_seconds = 0;
+  double elapsed_seconds = 0; ///< since the run started
+  std::int64_t trials = 0;    ///< trials so far
+};
+
+std::string to_json_line(const RoundRecord& round);
+/// Parses a round line; nullopt when the line is not one.
+std::optional<RoundRecord> parse_round(std::string_view line);
 
 /// One JSON object on one line (no newline).
 std::string to_json_line(const Record& record);

@@ -23,8 +23,13 @@
 namespace kiln::measure {
 
 struct RunnerOptions {
-  TimingOptions timing{.warmup = 1, .repeat = 3, .min_repeat_ms = 20, .flush_cache = false};
+  TimingOptions timing{.warmup = 1, .repeat = 3, .min_repeat_ms = 10, .flush_cache = false};
   double timeout_seconds = 10; ///< per candidate (isolated runner only)
+  /// A candidate whose checked run takes more than this many times the best
+  /// time this runner has measured is timed by that one run only: it cannot
+  /// be the best, and timing it fully would cost more than the rest of the
+  /// batch (0: always time fully).
+  double slow_cutoff_ratio = 10;
 };
 
 class Runner {

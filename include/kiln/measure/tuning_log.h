@@ -18,6 +18,7 @@ namespace kiln::measure {
 
 struct LoadedLog {
   std::vector<Record> records;
+  std::vector<RoundRecord> rounds;   ///< lines of type "round"
   std::vector<std::string> warnings; ///< "log.jsonl:17: skipped: …"
   std::int64_t lines = 0;
 };
@@ -38,10 +39,12 @@ public:
 
   /// Writes the records, one line each, and flushes them to the file.
   std::optional<Error> append(const std::vector<Record>& records);
+  std::optional<Error> append(const RoundRecord& round);
   const std::string& path() const { return path_; }
 
 private:
   LogWriter(std::string path, std::FILE* file) : path_(std::move(path)), file_(file) {}
+  std::optional<Error> write(const std::string& text);
   std::string path_;
   std::FILE* file_;
 };

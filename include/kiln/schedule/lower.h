@@ -13,7 +13,14 @@ namespace kiln::schedule {
 /// stages inside their consumer's loop over the region it reads (bound
 /// inference), inlined stages substituted, split tails guarded, unrolled
 /// loops expanded.
-LoweredFunc lower(const State& state);
+struct LowerOptions {
+  /// Expand Unrolled loops into copies of their body. Code generation needs
+  /// it; the cost model's features read the annotation instead, and skip
+  /// the (large) expanded tree.
+  bool expand_unrolled = true;
+};
+
+LoweredFunc lower(const State& state, const LowerOptions& options = {});
 
 /// The naive schedule: lower(State(dag)). Every compute stage in DAG order,
 /// one serial loop per axis, reduction axes innermost; intermediate stages

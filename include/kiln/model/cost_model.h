@@ -1,0 +1,52 @@
+// The cost model: scores programs (higher is faster) from their features,
+// and learns from measured ones. The search ranks candidates with it; it
+// never sees logs, measurement or codegen (its caller turns records into
+// samples).
+#ifndef KILN_MODEL_COST_MODEL_H
+#define KILN_MODEL_COST_MODEL_H
+
+#include "kiln/model/features.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kiln::model {
+
+/// One measured program: its features and its label, the normalised
+/// throughput within its task: (best time of the task) / (this time), so
+/// 1 for the task's best and 0 for a program that failed.
+struct Sample {
+  ProgramFeatures features;
+  double label = 0;
+  std::string task; ///< workload key, for per-task metrics
+};
+
+class CostModel {
+public:
+  virtual ~CostModel() = default;
+  /// One score per program, higher is faster.
+  virtual std::vector<double> predict(const std::vector<ProgramFeatures>& programs) = 0;
+  /// Retrains on all the samples given (the caller passes everything
+  /// measured so far).
+  virtual void train(const std::vector<Sample>& samples) = 0;
+  /// Whether predictions carry information (false before any training).
+  virtual bool trained() const = 0;
+};
+
+/// Scores at random (seeded): the cold-start model, and the baseline the
+/// learned model must beat.
+class RandomModel : public CostModel {
+public:
+  explicit RandomModel(std::uint64_t seed) : state_(seed) {}
+  std::vector<double> predict(const std::vector<ProgramFeatures>& programs) override;
+  void train(const std::vector<Sample>&) override {}
+  bool trained() const override { return false; }
+
+private:
+  std::uint64_t state_;
+};
+
+} // namespace kiln::model
+
+#endif

@@ -1,0 +1,39 @@
+// How well a cost model ranks programs: the figures reported when a model is
+// evaluated against measured labels (docs/features.md).
+#ifndef KILN_MODEL_METRICS_H
+#define KILN_MODEL_METRICS_H
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kiln::model {
+
+/// One program: its task, the model's score and its true label (normalised
+/// throughput, higher is faster).
+struct Scored {
+  std::string task;
+  double score = 0;
+  double label = 0;
+};
+
+/// The fraction of pairs of programs of the same task that the score orders
+/// as the label does. Pairs with equal labels are left out; a pair with equal
+/// scores (and different labels) counts as half right, so a constant model
+/// scores 0.5. Returns 0.5 when there is no pair to judge.
+double pairwise_accuracy(const std::vector<Scored>& programs);
+
+struct TopKScore {
+  double mean = 0; ///< over the tasks that have a positive best label
+  std::vector<std::pair<std::string, double>> per_task; ///< in task name order
+};
+
+/// Per task: the best true label among the model's k highest-scored programs
+/// divided by the best true label of the task (1: the model's short list
+/// holds the best program). Score ties keep input order. Tasks whose best
+/// label is not positive (every program failed) are left out.
+TopKScore top_k_score(const std::vector<Scored>& programs, int k);
+
+} // namespace kiln::model
+
+#endif

@@ -1,0 +1,58 @@
+// Training data for the cost model: measuring random sketch configs of many
+// operators and shapes (`kiln dataset`), and turning logged records into
+// model samples (`kiln train`, `kiln evaluate`, online retraining from a
+// resumed log).
+#ifndef KILN_SEARCH_DATASET_H
+#define KILN_SEARCH_DATASET_H
+
+#include "kiln/codegen/target.h"
+#include "kiln/ir/parser.h"
+#include "kiln/measure/measurer.h"
+#include "kiln/measure/tuning_log.h"
+#include "kiln/model/cost_model.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace kiln::search {
+
+/// Model samples from records: each record's DAG is rebuilt from its logged
+/// text, its steps replayed and lowered to features; its label is the
+/// normalised throughput within its task (best time of the task / its
+/// time; 0 for an error). Records that cannot be rebuilt are skipped with a
+/// warning.
+std::vector<model::Sample> samples_from_records(const std::vector<measure::Record>& records,
+                                                std::vector<std::string>* warnings = nullptr);
+
+/// The shapes a dataset measures for an op: its defaults, and variants with
+/// every size parameter (default >= 8) halved, and halved twice. Parameters
+/// below 8 (strides, paddings, kernel sizes) keep their defaults.
+std::vector<ir::ParamOverrides> dataset_shapes(const std::vector<ir::ParamDecl>& params);
+
+struct DatasetOptions {
+  int samples = 100; ///< random configs per task
+  std::uint64_t seed = 1;
+  measure::MeasureOptions measure;
+  double max_flops = 4e9; ///< skip shapes bigger than this (slow to measure)
+};
+
+struct DatasetProgress {
+  std::string task; ///< op and shape
+  int task_index = 0, tasks = 0;
+  std::int64_t measured = 0, skipped = 0; ///< in this task: new, already in the log
+};
+
+/// Measures `samples` random sketch configs for every shape of every op
+/// file, appending to `log`. Configs already in `existing` (a previous run
+/// of the same command) are not measured again, so an interrupted dataset
+/// resumes where it stopped.
+std::optional<Error> collect_dataset(const std::vector<std::string>& op_files,
+                                     const codegen::Target& target, const DatasetOptions& options,
+                                     const std::vector<measure::Record>& existing,
+                                     measure::LogWriter& log,
+                                     const std::function<void(const DatasetProgress&)>& progress);
+
+} // namespace kiln::search
+
+#endif

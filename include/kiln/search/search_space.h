@@ -1,0 +1,67 @@
+// What a search strategy explores: points (vectors of integers) with
+// sampling, mutation and crossover, each mapping to a measurable config.
+// Sketches (Ansor) and templates (AutoTVM) both sit behind this interface.
+#ifndef KILN_SEARCH_SEARCH_SPACE_H
+#define KILN_SEARCH_SEARCH_SPACE_H
+
+#include "kiln/measure/record.h"
+#include "kiln/model/features.h"
+#include "kiln/schedule/state.h"
+#include "kiln/space/sketch.h"
+
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <vector>
+
+namespace kiln::search {
+
+using Point = std::vector<std::int64_t>;
+
+class SearchSpace {
+public:
+  virtual ~SearchSpace() = default;
+  virtual std::string name() const = 0;
+  virtual Point sample(std::mt19937_64& rng) const = 0;
+  /// One small random change.
+  virtual Point mutate(const Point& p, std::mt19937_64& rng) const = 0;
+  /// A child mixing two parents (may return `a` when they cannot mix).
+  virtual Point crossover(const Point& a, const Point& b, std::mt19937_64& rng) const = 0;
+  /// The schedule of a point; the Error when it cannot be built.
+  virtual Expected<schedule::State> state(const Point& p) const = 0;
+  /// The config recorded for a point (steps, or template knobs, and the point).
+  virtual measure::Config config(const Point& p) const = 0;
+  /// The point of a logged config, when it belongs to this space.
+  virtual std::optional<Point> point_of(const measure::Config& c) const = 0;
+  /// Number of points when the space can be enumerated (grid search).
+  virtual std::optional<std::uint64_t> size() const { return std::nullopt; }
+  /// The point at an index in [0, size()).
+  virtual Point at(std::uint64_t) const { return {}; }
+
+  /// Features of a point's lowered program (empty rows when it cannot be
+  /// built, which scores it lowest).
+  model::ProgramFeatures features(const Point& p) const;
+};
+
+/// The Ansor-style space of a DAG's sketches.
+class SketchSearchSpace : public SearchSpace {
+public:
+  SketchSearchSpace(const ir::ComputeDAG& dag, const space::SpaceParams& params)
+      : space_(dag, params) {}
+
+  std::string name() const override { return "sketch"; }
+  Point sample(std::mt19937_64& rng) const override;
+  Point mutate(const Point& p, std::mt19937_64& rng) const override;
+  Point crossover(const Point& a, const Point& b, std::mt19937_64& rng) const override;
+  Expected<schedule::State> state(const Point& p) const override;
+  measure::Config config(const Point& p) const override;
+  std::optional<Point> point_of(const measure::Config& c) const override;
+  const space::SketchSpace& sketches() const { return space_; }
+
+private:
+  space::SketchSpace space_;
+};
+
+} // namespace kiln::search
+
+#endif

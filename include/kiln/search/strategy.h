@@ -1,0 +1,102 @@
+// Search strategies: each proposes the next configs to measure. All share
+// one interface; the tuner (tuner.h) runs the rounds.
+//
+//  - random: uniform samples of the space;
+//  - evolutionary (Ansor): a population of samples and the best measured
+//    configs, evolved for some generations by mutation and crossover with
+//    parents chosen in proportion to the cost model's score; the best
+//    predicted unmeasured configs are picked, plus an epsilon share of
+//    random ones;
+//  - annealing (AutoTVM): persistent chains walk the space by mutation,
+//    accepting by the Metropolis rule on model scores while the temperature
+//    falls, stopping early when the best set stops changing;
+//  - genetic (AutoTVM GA): no model; parents chosen by measured fitness,
+//    elitism, crossover and mutation;
+//  - grid: every point of an enumerable (template) space in order.
+#ifndef KILN_SEARCH_STRATEGY_H
+#define KILN_SEARCH_STRATEGY_H
+
+#include "kiln/model/cost_model.h"
+#include "kiln/search/search_space.h"
+
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace kiln::search {
+
+/// Every hyperparameter of every strategy, with its default.
+struct StrategyOptions {
+  double eps_greedy = 0.05;         ///< share of random picks in a round
+  int population = 512;             ///< evolutionary: population size
+  int generations = 3;              ///< evolutionary: generations per round
+  double mutation_prob = 0.85;      ///< evolutionary: mutation (else crossover)
+  double init_measured_ratio = 0.2; ///< evolutionary: share of the best measured in the population
+  int sa_chains = 64;               ///< annealing: parallel chains
+  int sa_steps = 100;               ///< annealing: steps per round
+  double sa_temperature = 1.0;      ///< annealing: starting temperature (falls to 0)
+  int sa_early_stop = 30;           ///< annealing: steps without a new best set
+  int ga_elites = 3;                ///< genetic: best measured always kept as parents
+  double ga_mutation_prob = 0.1;    ///< genetic: mutation per child
+};
+
+/// Sets one option by name ("population", "eps_greedy", …); an Error names
+/// the known ones.
+std::optional<Error> set_strategy_option(StrategyOptions& options, const std::string& name,
+                                         const std::string& value);
+/// Every option as "name = value" lines.
+std::string describe_strategy_options(const StrategyOptions& options);
+
+std::string point_key(const Point& p);
+
+/// A measured point, as strategies see it.
+struct MeasuredPoint {
+  Point point;
+  double throughput = 0; ///< 1 / seconds; 0 for an error
+};
+
+/// What a strategy works with: the space, the model, the measured points.
+class SearchContext {
+public:
+  SearchContext(const SearchSpace& space, model::CostModel& model, std::mt19937_64& rng)
+      : space(space), model(model), rng(rng) {}
+
+  const SearchSpace& space;
+  model::CostModel& model;
+  std::mt19937_64& rng;
+  std::vector<MeasuredPoint> measured;
+  std::unordered_set<std::string> measured_keys;
+  std::int64_t predictions = 0; ///< programs scored so far
+
+  bool is_measured(const Point& p) const { return measured_keys.count(point_key(p)) > 0; }
+  /// Model scores (features cached per point); unbuildable points score -inf.
+  std::vector<double> predict(const std::vector<Point>& points);
+  const model::ProgramFeatures& features(const Point& p);
+  /// `n` distinct unmeasured random points (fewer if the space runs out).
+  std::vector<Point> random_unmeasured(int n, const std::unordered_set<std::string>& exclude = {});
+
+private:
+  std::unordered_map<std::string, model::ProgramFeatures> feature_cache_;
+};
+
+class SearchStrategy {
+public:
+  virtual ~SearchStrategy() = default;
+  virtual std::string name() const = 0;
+  virtual bool uses_model() const = 0;
+  /// Up to `n` distinct unmeasured points to measure next.
+  virtual std::vector<Point> propose(SearchContext& ctx, int n) = 0;
+};
+
+/// By name: random, evolutionary, annealing, genetic, grid. An Error lists
+/// the names.
+Expected<std::unique_ptr<SearchStrategy>> make_strategy(const std::string& name,
+                                                        const StrategyOptions& options);
+
+} // namespace kiln::search
+
+#endif

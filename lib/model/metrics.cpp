@@ -1,0 +1,61 @@
+#include "kiln/model/metrics.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <numeric>
+
+namespace kiln::model {
+
+/// Indices of the programs of each task, tasks in name order.
+static std::map<std::string, std::vector<size_t>> by_task(const std::vector<Scored>& programs) {
+  std::map<std::string, std::vector<size_t>> tasks;
+  for (size_t i = 0; i < programs.size(); ++i)
+    tasks[programs[i].task].push_back(i);
+  return tasks;
+}
+
+double pairwise_accuracy(const std::vector<Scored>& programs) {
+  double right = 0, pairs = 0;
+  for (const auto& [task, idx] : by_task(programs)) {
+    for (size_t a = 0; a < idx.size(); ++a) {
+      const Scored& x = programs[idx[a]];
+      for (size_t b = a + 1; b < idx.size(); ++b) {
+        const Scored& y = programs[idx[b]];
+        if (x.label == y.label)
+          continue;
+        pairs += 1;
+        if (x.score == y.score)
+          right += 0.5;
+        else if ((x.score < y.score) == (x.label < y.label))
+          right += 1;
+      }
+    }
+  }
+  return pairs == 0 ? 0.5 : right / pairs;
+}
+
+TopKScore top_k_score(const std::vector<Scored>& programs, int k) {
+  TopKScore out;
+  for (auto& [task, idx] : by_task(programs)) {
+    double best = -std::numeric_limits<double>::infinity();
+    for (size_t i : idx)
+      best = std::max(best, programs[i].label);
+    if (!(best > 0))
+      continue;
+    std::stable_sort(idx.begin(), idx.end(),
+                     [&](size_t a, size_t b) { return programs[a].score > programs[b].score; });
+    double picked = 0;
+    const size_t n = std::min(idx.size(), static_cast<size_t>(std::max(k, 0)));
+    for (size_t i = 0; i < n; ++i)
+      picked = std::max(picked, programs[idx[i]].label);
+    out.per_task.emplace_back(task, picked / best);
+  }
+  if (!out.per_task.empty())
+    out.mean = std::accumulate(out.per_task.begin(), out.per_task.end(), 0.0,
+                               [](double s, const auto& p) { return s + p.second; }) /
+               static_cast<double>(out.per_task.size());
+  return out;
+}
+
+} // namespace kiln::model

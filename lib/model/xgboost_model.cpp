@@ -1,0 +1,465 @@
+#include "kiln/model/xgboost_model.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <xgboost/c_api.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+namespace kiln::model {
+
+namespace {
+
+constexpr const char* kFileFormat = "kiln-cost-model";
+constexpr int kFileVersion = 1;
+
+/// Turns a failed XGBoost call into an Error; XGBoost reports failures by
+/// return code with the reason in a thread-local string.
+void check(int rc, const char* call) {
+  if (rc != 0)
+    throw UserError(
+        Error("xgboost-failed", fmt::format("XGBoost {} failed: {}", call, XGBGetLastError())));
+}
+
+/// Owns a DMatrixHandle.
+class DMatrix {
+public:
+  DMatrix(const std::vector<float>& data, std::size_t rows, std::size_t cols) {
+    check(XGDMatrixCreateFromMat(data.data(), rows, cols, std::numeric_limits<float>::quiet_NaN(),
+                                 &handle_),
+          "DMatrix creation");
+  }
+  ~DMatrix() {
+    if (handle_)
+      XGDMatrixFree(handle_);
+  }
+  DMatrix(const DMatrix&) = delete;
+  DMatrix& operator=(const DMatrix&) = delete;
+  DMatrixHandle get() const { return handle_; }
+
+private:
+  DMatrixHandle handle_ = nullptr;
+};
+
+/// XGBoost 1.7's learner destructor erases the learner from a thread_local
+/// map. A thread's thread_local objects die before the static ones at exit,
+/// so freeing a booster held by a static model would touch a dead map and
+/// crash: this flag, set when the thread's thread_locals are destroyed, makes
+/// such a late destructor leak the booster instead.
+thread_local bool thread_exiting = false;
+struct ExitSentinel {
+  bool armed = false;
+  ~ExitSentinel() { thread_exiting = true; }
+};
+thread_local ExitSentinel exit_sentinel;
+
+/// Constructs this thread's sentinel (thread_locals are built on first use);
+/// called before any XGBoost call that may create its thread_local state.
+void arm_exit_sentinel() {
+  exit_sentinel.armed = true;
+}
+
+void free_booster(void*& booster) {
+  if (booster && !thread_exiting)
+    XGBoosterFree(static_cast<BoosterHandle>(booster));
+  booster = nullptr;
+}
+
+void set_param(BoosterHandle b, const char* name, const std::string& value) {
+  check(XGBoosterSetParam(b, name, value.c_str()), "SetParam");
+}
+
+/// Parameters a booster needs again after loading: the saved model holds the
+/// trees and base_score, not the training or threading settings.
+void apply_params(BoosterHandle b, const XGBoostParams& p) {
+  set_param(b, "verbosity", "0");
+  set_param(b, "nthread", std::to_string(p.nthread));
+  set_param(b, "max_depth", std::to_string(p.max_depth));
+  set_param(b, "eta", fmt::format("{}", p.eta));
+  set_param(b, "min_child_weight", fmt::format("{}", p.min_child_weight));
+  set_param(b, "gamma", fmt::format("{}", p.gamma));
+  set_param(b, "lambda", fmt::format("{}", p.lambda));
+  set_param(b, "tree_method", p.tree_method);
+  set_param(b, "seed", std::to_string(p.seed));
+  // Custom objective: the margin is the prediction; rows start from 0 so that
+  // a program's sum does not grow with its row count.
+  set_param(b, "objective", "reg:squarederror");
+  set_param(b, "base_score", "0");
+  set_param(b, "disable_default_eval_metric", "1");
+}
+
+/// The rows of all programs as one row-major matrix, and which program each
+/// row belongs to.
+struct Matrix {
+  std::vector<float> data;
+  std::vector<std::size_t> program; ///< per row
+  std::size_t rows = 0;
+};
+
+Matrix gather(const std::vector<const ProgramFeatures*>& programs) {
+  const std::size_t cols = static_cast<std::size_t>(feature_count());
+  Matrix m;
+  std::size_t total = 0;
+  for (const ProgramFeatures* p : programs)
+    total += p->rows.size();
+  m.data.reserve(total * cols);
+  m.program.reserve(total);
+  for (std::size_t i = 0; i < programs.size(); ++i) {
+    for (const std::vector<float>& row : programs[i]->rows) {
+      if (row.size() != cols)
+        throw UserError(Error("model-feature-count",
+                              fmt::format("a feature row has {} columns, this kiln extracts {}: "
+                                          "features from another kiln version cannot be mixed; "
+                                          "extract them again",
+                                          row.size(), cols)));
+      m.data.insert(m.data.end(), row.begin(), row.end());
+      m.program.push_back(i);
+    }
+  }
+  m.rows = m.program.size();
+  return m;
+}
+
+std::vector<double> pack_sums(const Matrix& m, std::size_t programs, const float* preds) {
+  std::vector<double> sums(programs, 0.0);
+  for (std::size_t r = 0; r < m.rows; ++r)
+    sums[m.program[r]] += preds[r];
+  return sums;
+}
+
+nlohmann::json params_json(const XGBoostParams& p) {
+  return {{"max_depth", p.max_depth},
+          {"eta", p.eta},
+          {"min_child_weight", p.min_child_weight},
+          {"gamma", p.gamma},
+          {"lambda", p.lambda},
+          {"nthread", p.nthread},
+          {"tree_method", p.tree_method},
+          {"seed", p.seed},
+          {"max_rounds", p.max_rounds},
+          {"early_stopping_rounds", p.early_stopping_rounds},
+          {"min_improvement", p.min_improvement},
+          {"continue_rounds", p.continue_rounds},
+          {"min_weight", p.min_weight}};
+}
+
+XGBoostParams params_from_json(const nlohmann::json& j) {
+  XGBoostParams d;
+  XGBoostParams p;
+  p.max_depth = j.value("max_depth", d.max_depth);
+  p.eta = j.value("eta", d.eta);
+  p.min_child_weight = j.value("min_child_weight", d.min_child_weight);
+  p.gamma = j.value("gamma", d.gamma);
+  p.lambda = j.value("lambda", d.lambda);
+  p.nthread = j.value("nthread", d.nthread);
+  p.tree_method = j.value("tree_method", d.tree_method);
+  p.seed = j.value("seed", d.seed);
+  p.max_rounds = j.value("max_rounds", d.max_rounds);
+  p.early_stopping_rounds = j.value("early_stopping_rounds", d.early_stopping_rounds);
+  p.min_improvement = j.value("min_improvement", d.min_improvement);
+  p.continue_rounds = j.value("continue_rounds", d.continue_rounds);
+  p.min_weight = j.value("min_weight", d.min_weight);
+  return p;
+}
+
+/// FNV-1a over the model bytes: a damaged file is refused before XGBoost
+/// parses it.
+std::string checksum(const char* data, std::size_t n) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (std::size_t i = 0; i < n; ++i) {
+    h ^= static_cast<unsigned char>(data[i]);
+    h *= 0x100000001b3ULL;
+  }
+  return fmt::format("{:016x}", h);
+}
+
+} // namespace
+
+XGBoostModel::XGBoostModel(XGBoostParams params) : params_(std::move(params)) {}
+
+XGBoostModel::~XGBoostModel() {
+  free_booster(booster_);
+}
+
+XGBoostModel::XGBoostModel(XGBoostModel&& other) noexcept
+    : params_(std::move(other.params_)), target_(std::move(other.target_)),
+      training_samples_(other.training_samples_), last_(other.last_), booster_(other.booster_) {
+  other.booster_ = nullptr;
+}
+
+XGBoostModel& XGBoostModel::operator=(XGBoostModel&& other) noexcept {
+  if (this != &other) {
+    free_booster(booster_);
+    params_ = std::move(other.params_);
+    target_ = std::move(other.target_);
+    training_samples_ = other.training_samples_;
+    last_ = other.last_;
+    booster_ = other.booster_;
+    other.booster_ = nullptr;
+  }
+  return *this;
+}
+
+int XGBoostModel::rounds() const {
+  if (!booster_)
+    return 0;
+  int n = 0;
+  check(XGBoosterBoostedRounds(static_cast<BoosterHandle>(booster_), &n), "BoostedRounds");
+  return n;
+}
+
+std::vector<double> XGBoostModel::predict(const std::vector<ProgramFeatures>& programs) {
+  std::vector<const ProgramFeatures*> ptrs;
+  ptrs.reserve(programs.size());
+  for (const ProgramFeatures& p : programs)
+    ptrs.push_back(&p);
+  arm_exit_sentinel();
+  Matrix m = gather(ptrs);
+  std::vector<double> scores(programs.size(), 0.0);
+  if (booster_ && m.rows > 0) {
+    // One in-place call over every row of every program: no DMatrix, and
+    // XGBoost's per-call overhead paid once.
+    std::string array =
+        fmt::format(R"({{"data": [{}, true], "shape": [{}, {}], "typestr": "<f4", "version": 3}})",
+                    reinterpret_cast<std::uintptr_t>(m.data.data()), m.rows, feature_count());
+    const char* config = R"({"type": 1, "training": false, "iteration_begin": 0, )"
+                         R"("iteration_end": 0, "strict_shape": false, "cache_id": 0, )"
+                         R"("missing": NaN})";
+    const bst_ulong* shape = nullptr;
+    bst_ulong dim = 0;
+    const float* out = nullptr;
+    check(XGBoosterPredictFromDense(static_cast<BoosterHandle>(booster_), array.c_str(), config,
+                                    nullptr, &shape, &dim, &out),
+          "PredictFromDense");
+    scores = pack_sums(m, programs.size(), out);
+  }
+  for (std::size_t i = 0; i < programs.size(); ++i)
+    if (programs[i].rows.empty())
+      scores[i] = -std::numeric_limits<double>::infinity();
+  return scores;
+}
+
+void XGBoostModel::train(const std::vector<Sample>& samples) {
+  fit(samples, true);
+}
+
+void XGBoostModel::continue_training(const std::vector<Sample>& samples) {
+  fit(samples, !booster_);
+}
+
+void XGBoostModel::fit(const std::vector<Sample>& samples, bool from_scratch) {
+  std::vector<const ProgramFeatures*> ptrs;
+  std::vector<double> labels, weights;
+  for (const Sample& s : samples) {
+    if (s.features.rows.empty())
+      continue;
+    ptrs.push_back(&s.features);
+    labels.push_back(s.label);
+    weights.push_back(std::max(s.label, params_.min_weight));
+  }
+  arm_exit_sentinel();
+  last_ = TrainingStats{};
+  if (from_scratch) {
+    free_booster(booster_);
+    training_samples_ = 0;
+  }
+  if (ptrs.empty())
+    return;
+  Matrix m = gather(ptrs);
+  const std::size_t programs = ptrs.size();
+  std::vector<double> rows_of(programs, 0.0);
+  for (std::size_t p : m.program)
+    rows_of[p] += 1;
+
+  DMatrix dtrain(m.data, m.rows, static_cast<std::size_t>(feature_count()));
+  // Build into a local handle: the model keeps its old trees if anything
+  // below throws.
+  BoosterHandle b = nullptr;
+  if (from_scratch) {
+    DMatrixHandle cache[] = {dtrain.get()};
+    check(XGBoosterCreate(cache, 1, &b), "BoosterCreate");
+    booster_ = b;
+  } else {
+    b = static_cast<BoosterHandle>(booster_);
+  }
+  const int start = rounds();
+  try {
+    if (from_scratch)
+      apply_params(b, params_);
+    const int max_rounds = from_scratch ? params_.max_rounds : params_.continue_rounds;
+    double weight_sum = 0;
+    for (double w : weights)
+      weight_sum += w;
+
+    std::vector<float> grad(m.rows), hess(m.rows);
+    double best_loss = std::numeric_limits<double>::infinity();
+    int best_round = 0, round = 0;
+    const char* config = R"({"type": 1, "training": true, "iteration_begin": 0, )"
+                         R"("iteration_end": 0, "strict_shape": false})";
+    for (;; ++round) {
+      const bst_ulong* shape = nullptr;
+      bst_ulong dim = 0;
+      const float* preds = nullptr;
+      check(XGBoosterPredictFromDMatrix(b, dtrain.get(), config, &shape, &dim, &preds),
+            "PredictFromDMatrix");
+      std::vector<double> sums = pack_sums(m, programs, preds);
+      double loss = 0;
+      for (std::size_t p = 0; p < programs; ++p)
+        loss += weights[p] * (sums[p] - labels[p]) * (sums[p] - labels[p]);
+      loss = weight_sum > 0 ? std::sqrt(loss / weight_sum) : 0;
+      if (loss < best_loss * (1 - params_.min_improvement) || round == 0) {
+        best_loss = loss;
+        best_round = round;
+      }
+      if (round >= max_rounds || round - best_round >= params_.early_stopping_rounds || loss == 0)
+        break;
+      // Ansor's pack-sum objective, loss w·(sum − y)²/2 per program. Each row
+      // gets its share of the program's gradient and the full weight as
+      // hessian: when all rows of a program land in one leaf, the Newton step
+      // moves their sum by exactly −(sum − y), and a program counts the same
+      // however many rows it has.
+      for (std::size_t r = 0; r < m.rows; ++r) {
+        const std::size_t p = m.program[r];
+        grad[r] = static_cast<float>(weights[p] * (sums[p] - labels[p]) / rows_of[p]);
+        hess[r] = static_cast<float>(weights[p]);
+      }
+      check(XGBoosterBoostOneIter(b, dtrain.get(), grad.data(), hess.data(), m.rows),
+            "BoostOneIter");
+    }
+    // Keep the trees up to the best round (a slice to 0 rounds would mean
+    // "all" to XGBoost; a first tree that made things worse is kept).
+    if (best_round < round && start + best_round > 0) {
+      BoosterHandle sliced = nullptr;
+      check(XGBoosterSlice(b, 0, start + best_round, 1, &sliced), "Slice");
+      booster_ = sliced;
+      XGBoosterFree(b);
+      apply_params(sliced, params_);
+    }
+    last_.programs = static_cast<int>(programs);
+    last_.rows = static_cast<int>(m.rows);
+    last_.rounds = best_round;
+    last_.rounds_run = round;
+    last_.loss = best_loss;
+    training_samples_ += static_cast<std::int64_t>(programs);
+  } catch (...) {
+    if (from_scratch)
+      free_booster(booster_);
+    throw;
+  }
+}
+
+std::optional<Error> XGBoostModel::save(const std::string& path) const {
+  if (!booster_)
+    return Error("model-untrained",
+                 fmt::format("cannot save the cost model to '{}': it has not been trained", path));
+  auto written = catch_user_error([&]() -> Expected<bool> {
+    bst_ulong len = 0;
+    const char* bytes = nullptr;
+    check(XGBoosterSaveModelToBuffer(static_cast<BoosterHandle>(booster_), R"({"format": "ubj"})",
+                                     &len, &bytes),
+          "SaveModelToBuffer");
+    nlohmann::json header = {{"format", kFileFormat},
+                             {"version", kFileVersion},
+                             {"feature_version", kFeatureVersion},
+                             {"feature_count", feature_count()},
+                             {"target", target_},
+                             {"training_samples", training_samples_},
+                             {"rounds", rounds()},
+                             {"params", params_json(params_)},
+                             {"model_format", "ubj"},
+                             {"model_bytes", len},
+                             {"model_fnv1a64", checksum(bytes, len)}};
+    // Write, then rename: a crash never leaves half a model under the name.
+    const std::string tmp = path + ".tmp";
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (out) {
+      out << header.dump() << '\n';
+      out.write(bytes, static_cast<std::streamsize>(len));
+      out.close();
+    }
+    if (!out || std::rename(tmp.c_str(), path.c_str()) != 0) {
+      std::string why = std::strerror(errno);
+      std::remove(tmp.c_str());
+      return Error("model-write-failed",
+                   fmt::format("cannot write the cost model '{}': {}", path, why));
+    }
+    return true;
+  });
+  if (written)
+    return std::nullopt;
+  return written.error();
+}
+
+static Error corrupt(const std::string& path, const std::string& why) {
+  return Error("model-corrupt",
+               fmt::format("the cost model '{}' is damaged ({}); train a new one", path, why));
+}
+
+Expected<XGBoostModel> XGBoostModel::load(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return Error("model-unreadable",
+                 fmt::format("cannot read the cost model '{}': {}", path, std::strerror(errno)));
+  std::string line;
+  if (!std::getline(in, line))
+    return corrupt(path, "no header line");
+  std::ostringstream rest;
+  rest << in.rdbuf();
+  const std::string bytes = rest.str();
+
+  nlohmann::json header = nlohmann::json::parse(line, nullptr, false);
+  if (header.is_discarded() || !header.is_object() || header.value("format", "") != kFileFormat)
+    return corrupt(path, "its first line is not a kiln cost model header");
+  XGBoostModel model;
+  std::uint64_t expected_bytes = 0;
+  std::string expected_sum;
+  try {
+    const int version = header.at("feature_version").get<int>();
+    const int count = header.value("feature_count", feature_count());
+    if (version != kFeatureVersion || count != feature_count())
+      return Error("model-feature-version",
+                   fmt::format("the cost model '{}' was trained on features of version {} ({} "
+                               "columns); this kiln extracts version {} ({} columns): retrain the "
+                               "model on the tuning logs",
+                               path, version, count, kFeatureVersion, feature_count()));
+    if (header.value("version", 0) > kFileVersion)
+      return corrupt(path, fmt::format("file version {} is newer than this kiln reads ({})",
+                                       header.value("version", 0), kFileVersion));
+    model.params_ = params_from_json(header.value("params", nlohmann::json::object()));
+    model.target_ = header.value("target", "");
+    model.training_samples_ = header.value("training_samples", std::int64_t{0});
+    expected_bytes = header.at("model_bytes").get<std::uint64_t>();
+    expected_sum = header.value("model_fnv1a64", "");
+  } catch (const nlohmann::json::exception& e) {
+    return corrupt(path, fmt::format("bad header: {}", e.what()));
+  }
+  if (bytes.size() != expected_bytes)
+    return corrupt(
+        path, fmt::format("{} model bytes where the header says {}", bytes.size(), expected_bytes));
+  if (!expected_sum.empty() && checksum(bytes.data(), bytes.size()) != expected_sum)
+    return corrupt(path, "the model bytes do not match their checksum");
+
+  arm_exit_sentinel();
+  BoosterHandle b = nullptr;
+  if (XGBoosterCreate(nullptr, 0, &b) != 0)
+    return Error("xgboost-failed",
+                 fmt::format("XGBoost BoosterCreate failed: {}", XGBGetLastError()));
+  model.booster_ = b;
+  if (XGBoosterLoadModelFromBuffer(b, bytes.data(), bytes.size()) != 0)
+    return corrupt(path, fmt::format("XGBoost cannot load it: {}", XGBGetLastError()));
+  auto configured = catch_user_error([&]() -> Expected<bool> {
+    apply_params(b, model.params_);
+    return true;
+  });
+  if (!configured)
+    return configured.error();
+  return model;
+}
+
+} // namespace kiln::model

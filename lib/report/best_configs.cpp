@@ -1,0 +1,130 @@
+// The best configs of each task: a table, then each config's schedule file
+// (ready for `kiln run --schedule`) and, when it still replays, its loop nest.
+#include "sections.h"
+
+#include "kiln/measure/replay.h"
+#include "kiln/schedule/lower.h"
+#include "kiln/schedule/state.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+#include <unordered_set>
+
+namespace kiln::report {
+
+namespace {
+
+std::string decisions(const measure::Config& c) {
+  if (!c.template_name.empty()) {
+    std::string s = c.template_name;
+    for (const auto& [knob, choice] : c.knobs)
+      s += fmt::format(" {}={}", knob, choice);
+    return s;
+  }
+  if (c.point.empty())
+    return c.steps.empty() ? "naive schedule" : fmt::format("{} steps", c.steps.size());
+  std::string s = "point [";
+  for (std::size_t i = 0; i < c.point.size(); ++i)
+    s += fmt::format("{}{}", i ? ", " : "", c.point[i]);
+  return s + "]";
+}
+
+/// What makes two records the same config. A search-space point fixes the
+/// steps, and is far cheaper to compare than the steps' JSON.
+std::string identity(const measure::Config& c) {
+  if (c.point.empty())
+    return c.key();
+  std::string s = "point";
+  for (std::int64_t x : c.point)
+    s += fmt::format(",{}", x);
+  return s;
+}
+
+/// The best `n` valid records with distinct configs, fastest first.
+std::vector<const measure::Record*> top(const TaskView& task, std::size_t n) {
+  // GFLOPS once per record: Record::gflops() takes a median.
+  std::vector<std::pair<double, const measure::Record*>> valid;
+  for (const measure::Record* r : task.records)
+    if (r->result.ok())
+      valid.emplace_back(r->gflops(), r);
+  std::stable_sort(valid.begin(), valid.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<const measure::Record*> out;
+  std::unordered_set<std::string> seen;
+  for (const auto& [gflops, r] : valid) {
+    if (out.size() >= n)
+      break;
+    if (seen.insert(identity(r->config)).second)
+      out.push_back(r);
+  }
+  return out;
+}
+
+std::string loop_nest(const ir::ComputeDAG& dag, const measure::Record& r) {
+  if (!r.config.template_name.empty())
+    return ""; // a template's knobs need the template to become steps
+  auto state = schedule::State::replay(dag, r.config.steps);
+  if (!state)
+    return "(does not replay on this kiln: " + state.error().message() + ")";
+  return schedule::to_string(schedule::lower(*state));
+}
+
+} // namespace
+
+Section best_configs_section(const LogView& view, const ReportOptions& options) {
+  Section sec{"best-configs", fmt::format("The {} best configs", options.top), ""};
+  std::string& b = sec.body;
+  bool any = false;
+  for (std::size_t t = 0; t < view.tasks.size() && t < kMaxTaskCharts; ++t) {
+    const TaskView& task = view.tasks[t];
+    std::vector<const measure::Record*> best =
+        top(task, static_cast<std::size_t>(std::max(options.top, 0)));
+    if (best.empty())
+      continue;
+    any = true;
+    b += task_heading(view, task);
+    double top_gflops = best.front()->gflops();
+    std::vector<std::vector<std::string>> rows;
+    for (std::size_t i = 0; i < best.size(); ++i) {
+      const measure::Record& r = *best[i];
+      rows.push_back({std::to_string(i + 1), format_number(r.gflops()),
+                      fmt::format("{:.1f}%", 100 * r.gflops() / top_gflops),
+                      format_seconds(r.result.median()), escape(r.run), format_count(r.trial),
+                      escape(decisions(r.config))});
+    }
+    b +=
+        table({"#rank", "#GFLOPS", "#of best", "#median time", "run", "#trial", "decisions"}, rows);
+    std::optional<ir::ComputeDAG> dag;
+    if (options.loop_nests)
+      if (auto d = measure::dag_of(*best.front()))
+        dag = std::move(*d);
+    for (std::size_t i = 0; i < best.size(); ++i) {
+      const measure::Record& r = *best[i];
+      // The best one is open: what a user came for, visible without a click.
+      b += fmt::format("<details{}><summary>#{} · {} GFLOPS · trial {} of {}</summary>\n",
+                       i == 0 ? " open" : "", i + 1, format_number(r.gflops()), r.trial,
+                       escape(r.run));
+      if (r.config.template_name.empty()) {
+        b += "<p class=\"note\">Schedule file (for <code>kiln run --schedule</code>):</p>\n";
+        b += "<pre>" + escape(schedule::schedule_file_text(r.task.op_name, r.config.steps)) +
+             "</pre>\n";
+      } else {
+        b += "<pre>" + escape(decisions(r.config)) + "</pre>\n";
+      }
+      if (dag) {
+        std::string nest = loop_nest(*dag, r);
+        if (!nest.empty())
+          b += "<p class=\"note\">Loop nest:</p>\n<pre>" + escape(nest) + "</pre>\n";
+      }
+      b += "</details>\n";
+    }
+  }
+  if (!any)
+    b += note("No config has a valid time yet.");
+  b += more_tasks_note(view);
+  return sec;
+}
+
+} // namespace kiln::report

@@ -1,0 +1,167 @@
+#include "kiln/search/dataset.h"
+
+#include "kiln/measure/replay.h"
+#include "kiln/schedule/lower.h"
+#include "kiln/search/search_space.h"
+#include "kiln/support/version.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <unordered_set>
+
+namespace kiln::search {
+
+std::vector<model::Sample> samples_from_records(const std::vector<measure::Record>& records,
+                                                std::vector<std::string>* warnings) {
+  std::map<std::string, double> best; // per task
+  for (const measure::Record& r : records)
+    if (r.result.ok()) {
+      double& b = best[r.task.workload_key];
+      b = b == 0 ? r.result.median() : std::min(b, r.result.median());
+    }
+  std::map<std::string, std::optional<ir::ComputeDAG>> dags;
+  std::vector<model::Sample> samples;
+  for (const measure::Record& r : records) {
+    if (!r.config.template_name.empty())
+      continue; // template configs carry knobs, not steps
+    auto& dag = dags[r.task.workload_key];
+    if (!dag) {
+      auto d = measure::dag_of(r);
+      if (!d) {
+        if (warnings)
+          warnings->push_back(d.error().message());
+        dags.erase(r.task.workload_key);
+        continue;
+      }
+      dag = std::move(*d);
+    }
+    auto state = schedule::State::replay(*dag, r.config.steps);
+    if (!state) {
+      if (warnings)
+        warnings->push_back(fmt::format("trial {} of {}: {}", r.trial, r.task.workload_key,
+                                        state.error().message()));
+      continue;
+    }
+    model::Sample s;
+    s.features = model::extract_features(schedule::lower(*state, {.expand_unrolled = false}));
+    s.task = r.task.workload_key;
+    s.label = r.result.ok() ? best[s.task] / r.result.median() : 0.0;
+    samples.push_back(std::move(s));
+  }
+  return samples;
+}
+
+std::vector<ir::ParamOverrides> dataset_shapes(const std::vector<ir::ParamDecl>& params) {
+  std::vector<ir::ParamOverrides> shapes{{}};
+  for (int halvings : {1, 2}) {
+    ir::ParamOverrides o;
+    for (const ir::ParamDecl& p : params)
+      if (!p.derived && p.default_value >= 8)
+        o.emplace_back(p.name,
+                       std::to_string(std::max<std::int64_t>(1, p.default_value >> halvings)));
+    if (!o.empty())
+      shapes.push_back(o);
+  }
+  return shapes;
+}
+
+static std::string shape_text(const ir::ComputeDAG& dag) {
+  std::string s;
+  for (const ir::Param& p : dag.params())
+    s += fmt::format("{}{}={}", s.empty() ? "" : " ", p.name, p.value);
+  return s;
+}
+
+std::optional<Error> collect_dataset(const std::vector<std::string>& op_files,
+                                     const codegen::Target& target, const DatasetOptions& options,
+                                     const std::vector<measure::Record>& existing,
+                                     measure::LogWriter& log,
+                                     const std::function<void(const DatasetProgress&)>& progress) {
+  // Every task first, so progress can say "task 3 of 27".
+  std::vector<std::pair<std::string, ir::ComputeDAG>> tasks;
+  for (const std::string& file : op_files) {
+    std::ifstream in(file);
+    std::stringstream text;
+    text << in.rdbuf();
+    auto params = ir::parse_op_params(text.str(), file);
+    if (!params)
+      return params.error();
+    for (const ir::ParamOverrides& shape : dataset_shapes(*params)) {
+      auto dag = ir::parse_op_file(file, shape);
+      if (!dag)
+        return dag.error();
+      if (dag->flop_count() <= options.max_flops)
+        tasks.emplace_back(file, std::move(*dag));
+    }
+  }
+  std::unordered_set<std::string> done;
+  for (const measure::Record& r : existing)
+    done.insert(r.task.workload_key + "|" + r.config.key());
+
+  space::SpaceParams params;
+  params.vector_lanes = target.vector_lanes(ir::ScalarType::F32);
+  params.cores = target.cores;
+  for (size_t t = 0; t < tasks.size(); ++t) {
+    const auto& [file, dag] = tasks[t];
+    DatasetProgress p{fmt::format("{} ({})", dag.name(), shape_text(dag)), static_cast<int>(t) + 1,
+                      static_cast<int>(tasks.size()), 0, 0};
+    // The same seed per task: a resumed run draws the same configs again
+    // and skips the ones already measured.
+    std::mt19937_64 rng(options.seed ^ std::hash<std::string>()(dag.workload_key()));
+    SketchSearchSpace space(dag, params);
+    std::vector<measure::Config> todo;
+    std::unordered_set<std::string> drawn;
+    for (int i = 0; i < options.samples; ++i) {
+      measure::Config c = space.config(space.sample(rng));
+      if (!drawn.insert(c.key()).second)
+        continue;
+      if (done.count(dag.workload_key() + "|" + c.key())) {
+        ++p.skipped;
+        continue;
+      }
+      todo.push_back(std::move(c));
+    }
+    if (todo.empty()) {
+      if (progress)
+        progress(p);
+      continue;
+    }
+    auto measurer = measure::ProgramMeasurer::create(dag, target, options.measure);
+    if (!measurer)
+      return measurer.error();
+    measure::TaskInfo info = measure::TaskInfo::from_dag(dag, file);
+    const size_t batch = 16;
+    for (size_t at = 0; at < todo.size(); at += batch) {
+      std::vector<measure::Config> configs(todo.begin() + at,
+                                           todo.begin() + std::min(todo.size(), at + batch));
+      std::vector<measure::MeasureResult> results = (*measurer)->measure(configs);
+      std::vector<measure::Record> records;
+      for (size_t i = 0; i < configs.size(); ++i) {
+        measure::Record r;
+        r.run = "dataset";
+        r.task = info;
+        r.target = target;
+        r.config = configs[i];
+        r.result = results[i];
+        r.trial = static_cast<std::int64_t>(at + i);
+        r.timestamp =
+            std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+                .count();
+        r.kiln_version = version();
+        records.push_back(std::move(r));
+      }
+      if (auto err = log.append(records))
+        return err;
+      p.measured += static_cast<std::int64_t>(records.size());
+      if (progress)
+        progress(p);
+    }
+  }
+  return std::nullopt;
+}
+
+} // namespace kiln::search

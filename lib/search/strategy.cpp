@@ -1,0 +1,389 @@
+#include "kiln/search/strategy.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <thread>
+
+namespace kiln::search {
+
+std::string point_key(const Point& p) {
+  std::string k;
+  for (std::int64_t x : p)
+    k += std::to_string(x) + ",";
+  return k;
+}
+
+namespace {
+struct OptionField {
+  const char* name;
+  double StrategyOptions::*real = nullptr;
+  int StrategyOptions::*integer = nullptr;
+};
+const OptionField kOptionFields[] = {
+    {"eps_greedy", &StrategyOptions::eps_greedy, nullptr},
+    {"population", nullptr, &StrategyOptions::population},
+    {"generations", nullptr, &StrategyOptions::generations},
+    {"mutation_prob", &StrategyOptions::mutation_prob, nullptr},
+    {"init_measured_ratio", &StrategyOptions::init_measured_ratio, nullptr},
+    {"sa_chains", nullptr, &StrategyOptions::sa_chains},
+    {"sa_steps", nullptr, &StrategyOptions::sa_steps},
+    {"sa_temperature", &StrategyOptions::sa_temperature, nullptr},
+    {"sa_early_stop", nullptr, &StrategyOptions::sa_early_stop},
+    {"ga_elites", nullptr, &StrategyOptions::ga_elites},
+    {"ga_mutation_prob", &StrategyOptions::ga_mutation_prob, nullptr},
+};
+} // namespace
+
+std::optional<Error> set_strategy_option(StrategyOptions& options, const std::string& name,
+                                         const std::string& value) {
+  for (const OptionField& f : kOptionFields) {
+    if (name != f.name)
+      continue;
+    char* end = nullptr;
+    double v = std::strtod(value.c_str(), &end);
+    if (value.empty() || *end != '\0' || v < 0)
+      return Error("bad-option", fmt::format("strategy option {} needs a non-negative number, "
+                                             "got '{}'",
+                                             name, value));
+    if (f.real)
+      options.*f.real = v;
+    else
+      options.*f.integer = static_cast<int>(v);
+    return std::nullopt;
+  }
+  std::string known;
+  for (const OptionField& f : kOptionFields)
+    known += (known.empty() ? "" : ", ") + std::string(f.name);
+  return Error("bad-option",
+               fmt::format("unknown strategy option '{}'; the options are {}", name, known));
+}
+
+std::string describe_strategy_options(const StrategyOptions& options) {
+  std::string out;
+  for (const OptionField& f : kOptionFields)
+    out += f.real ? fmt::format("{} = {:g}\n", f.name, options.*f.real)
+                  : fmt::format("{} = {}\n", f.name, options.*f.integer);
+  return out;
+}
+
+const model::ProgramFeatures& SearchContext::features(const Point& p) {
+  std::string key = point_key(p);
+  auto it = feature_cache_.find(key);
+  if (it != feature_cache_.end())
+    return it->second;
+  if (feature_cache_.size() > 200000)
+    feature_cache_.clear();
+  return feature_cache_[key] = space.features(p);
+}
+
+std::vector<double> SearchContext::predict(const std::vector<Point>& points) {
+  // Lowering for features dominates: fill the cache on two threads.
+  std::vector<const Point*> missing;
+  std::unordered_set<std::string> seen;
+  for (const Point& p : points) {
+    std::string key = point_key(p);
+    if (!feature_cache_.count(key) && seen.insert(key).second)
+      missing.push_back(&p);
+  }
+  std::vector<model::ProgramFeatures> computed(missing.size());
+  unsigned threads = std::max(1u, std::min(2u, std::thread::hardware_concurrency()));
+  auto work = [&](unsigned t) {
+    for (size_t i = t; i < missing.size(); i += threads)
+      computed[i] = space.features(*missing[i]);
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads && missing.size() > 32; ++t)
+    pool.emplace_back(work, t);
+  if (pool.empty()) {
+    for (size_t i = 0; i < missing.size(); ++i)
+      computed[i] = space.features(*missing[i]);
+  } else {
+    work(0);
+    for (std::thread& t : pool)
+      t.join();
+  }
+  for (size_t i = 0; i < missing.size(); ++i)
+    feature_cache_[point_key(*missing[i])] = std::move(computed[i]);
+
+  std::vector<model::ProgramFeatures> batch;
+  std::vector<size_t> index;
+  std::vector<double> scores(points.size(), -std::numeric_limits<double>::infinity());
+  for (size_t i = 0; i < points.size(); ++i) {
+    const model::ProgramFeatures& f = features(points[i]);
+    if (f.rows.empty())
+      continue;
+    batch.push_back(f);
+    index.push_back(i);
+  }
+  predictions += static_cast<std::int64_t>(batch.size());
+  std::vector<double> s = model.predict(batch);
+  for (size_t i = 0; i < index.size(); ++i)
+    scores[index[i]] = s[i];
+  return scores;
+}
+
+std::vector<Point>
+SearchContext::random_unmeasured(int n, const std::unordered_set<std::string>& exclude) {
+  std::vector<Point> out;
+  std::unordered_set<std::string> taken = exclude;
+  for (int attempt = 0; static_cast<int>(out.size()) < n && attempt < n * 50 + 100; ++attempt) {
+    Point p = space.sample(rng);
+    std::string key = point_key(p);
+    if (is_measured(p) || !taken.insert(key).second)
+      continue;
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+namespace {
+
+/// The best `n` unmeasured points by score, then an epsilon share of random
+/// ones (exploration).
+std::vector<Point> pick_best(SearchContext& ctx, std::vector<std::pair<double, Point>> scored,
+                             int n, double eps) {
+  std::sort(scored.begin(), scored.end(),
+            [](const auto& a, const auto& b) { return a.first > b.first; });
+  int random_share = static_cast<int>(std::round(n * eps));
+  std::vector<Point> out;
+  std::unordered_set<std::string> taken;
+  for (auto& [score, p] : scored) {
+    if (static_cast<int>(out.size()) >= n - random_share)
+      break;
+    if (!std::isfinite(score) || ctx.is_measured(p) || !taken.insert(point_key(p)).second)
+      continue;
+    out.push_back(std::move(p));
+  }
+  for (Point& p : ctx.random_unmeasured(n - static_cast<int>(out.size()), taken))
+    out.push_back(std::move(p));
+  return out;
+}
+
+class RandomStrategy : public SearchStrategy {
+public:
+  std::string name() const override { return "random"; }
+  bool uses_model() const override { return false; }
+  std::vector<Point> propose(SearchContext& ctx, int n) override {
+    return ctx.random_unmeasured(n);
+  }
+};
+
+/// Index of a parent chosen in proportion to its (shifted) score.
+size_t roulette(const std::vector<double>& scores, std::mt19937_64& rng) {
+  double lo = std::numeric_limits<double>::infinity(), total = 0;
+  for (double s : scores)
+    if (std::isfinite(s))
+      lo = std::min(lo, s);
+  std::vector<double> w(scores.size(), 0);
+  for (size_t i = 0; i < scores.size(); ++i)
+    if (std::isfinite(scores[i])) {
+      w[i] = scores[i] - lo + 1e-6;
+      total += w[i];
+    }
+  if (total <= 0)
+    return std::uniform_int_distribution<size_t>(0, scores.size() - 1)(rng);
+  double r = std::uniform_real_distribution<double>(0, total)(rng);
+  for (size_t i = 0; i < w.size(); ++i) {
+    r -= w[i];
+    if (r <= 0)
+      return i;
+  }
+  return w.size() - 1;
+}
+
+class EvolutionaryStrategy : public SearchStrategy {
+public:
+  explicit EvolutionaryStrategy(const StrategyOptions& o) : o_(o) {}
+  std::string name() const override { return "evolutionary"; }
+  bool uses_model() const override { return true; }
+
+  std::vector<Point> propose(SearchContext& ctx, int n) override {
+    if (!ctx.model.trained())
+      return ctx.random_unmeasured(n);
+    int size = std::max(o_.population, 2 * n);
+    // The initial population: the best measured configs, then samples.
+    std::vector<MeasuredPoint> best = ctx.measured;
+    std::sort(best.begin(), best.end(),
+              [](const auto& a, const auto& b) { return a.throughput > b.throughput; });
+    std::vector<Point> pop;
+    int from_measured = static_cast<int>(size * o_.init_measured_ratio);
+    for (const MeasuredPoint& m : best) {
+      if (static_cast<int>(pop.size()) >= from_measured || m.throughput <= 0)
+        break;
+      pop.push_back(m.point);
+    }
+    for (Point& p : ctx.random_unmeasured(size - static_cast<int>(pop.size())))
+      pop.push_back(std::move(p));
+
+    std::map<std::string, std::pair<double, Point>> found;
+    std::uniform_real_distribution<double> coin(0, 1);
+    for (int g = 0; g <= o_.generations; ++g) {
+      std::vector<double> scores = ctx.predict(pop);
+      for (size_t i = 0; i < pop.size(); ++i)
+        if (!ctx.is_measured(pop[i]))
+          found[point_key(pop[i])] = {scores[i], pop[i]};
+      if (g == o_.generations)
+        break;
+      std::vector<Point> next;
+      next.reserve(pop.size());
+      while (next.size() < pop.size()) {
+        const Point& a = pop[roulette(scores, ctx.rng)];
+        if (coin(ctx.rng) < o_.mutation_prob)
+          next.push_back(ctx.space.mutate(a, ctx.rng));
+        else
+          next.push_back(ctx.space.crossover(a, pop[roulette(scores, ctx.rng)], ctx.rng));
+      }
+      pop = std::move(next);
+    }
+    std::vector<std::pair<double, Point>> scored;
+    for (auto& [k, v] : found)
+      scored.push_back(std::move(v));
+    return pick_best(ctx, std::move(scored), n, o_.eps_greedy);
+  }
+
+private:
+  StrategyOptions o_;
+};
+
+class AnnealingStrategy : public SearchStrategy {
+public:
+  explicit AnnealingStrategy(const StrategyOptions& o) : o_(o) {}
+  std::string name() const override { return "annealing"; }
+  bool uses_model() const override { return true; }
+
+  std::vector<Point> propose(SearchContext& ctx, int n) override {
+    if (!ctx.model.trained())
+      return ctx.random_unmeasured(n);
+    // Chains persist from round to round; new ones start at random points.
+    while (static_cast<int>(chains_.size()) < o_.sa_chains)
+      chains_.push_back(ctx.space.sample(ctx.rng));
+    std::vector<double> score = ctx.predict(chains_);
+    std::map<std::string, std::pair<double, Point>> top;
+    auto remember = [&](const Point& p, double s) {
+      if (!ctx.is_measured(p) && std::isfinite(s))
+        top[point_key(p)] = {s, p};
+    };
+    for (size_t c = 0; c < chains_.size(); ++c)
+      remember(chains_[c], score[c]);
+    std::uniform_real_distribution<double> coin(0, 1);
+    int unchanged = 0;
+    double best_seen = -std::numeric_limits<double>::infinity();
+    for (int step = 0; step < o_.sa_steps && unchanged < o_.sa_early_stop; ++step) {
+      double t = o_.sa_temperature * (1.0 - static_cast<double>(step) / o_.sa_steps);
+      std::vector<Point> moved;
+      for (const Point& p : chains_)
+        moved.push_back(ctx.space.mutate(p, ctx.rng));
+      std::vector<double> moved_score = ctx.predict(moved);
+      double round_best = best_seen;
+      for (size_t c = 0; c < chains_.size(); ++c) {
+        remember(moved[c], moved_score[c]);
+        double delta = moved_score[c] - score[c];
+        if (!std::isfinite(moved_score[c]))
+          continue;
+        if (!std::isfinite(score[c]) ||
+            coin(ctx.rng) < std::exp(std::min(delta / (t + 1e-5), 1.0))) {
+          chains_[c] = std::move(moved[c]);
+          score[c] = moved_score[c];
+        }
+        round_best = std::max(round_best, score[c]);
+      }
+      unchanged = round_best > best_seen ? 0 : unchanged + 1;
+      best_seen = round_best;
+    }
+    std::vector<std::pair<double, Point>> scored;
+    for (auto& [k, v] : top)
+      scored.push_back(std::move(v));
+    return pick_best(ctx, std::move(scored), n, o_.eps_greedy);
+  }
+
+private:
+  StrategyOptions o_;
+  std::vector<Point> chains_;
+};
+
+class GeneticStrategy : public SearchStrategy {
+public:
+  explicit GeneticStrategy(const StrategyOptions& o) : o_(o) {}
+  std::string name() const override { return "genetic"; }
+  bool uses_model() const override { return false; }
+
+  std::vector<Point> propose(SearchContext& ctx, int n) override {
+    std::vector<MeasuredPoint> parents;
+    for (const MeasuredPoint& m : ctx.measured)
+      if (m.throughput > 0)
+        parents.push_back(m);
+    if (parents.size() < 2)
+      return ctx.random_unmeasured(n);
+    std::sort(parents.begin(), parents.end(),
+              [](const auto& a, const auto& b) { return a.throughput > b.throughput; });
+    std::vector<double> fitness;
+    for (const MeasuredPoint& m : parents)
+      fitness.push_back(m.throughput);
+    std::vector<Point> out;
+    std::unordered_set<std::string> taken;
+    std::uniform_real_distribution<double> coin(0, 1);
+    int elites = std::min<int>(o_.ga_elites, static_cast<int>(parents.size()));
+    for (int attempt = 0; static_cast<int>(out.size()) < n && attempt < 50 * n; ++attempt) {
+      // Elites always breed; the rest by fitness.
+      size_t a = attempt % 2 == 0 && elites > 0 ? static_cast<size_t>(attempt / 2 % elites)
+                                                : roulette(fitness, ctx.rng);
+      size_t b = roulette(fitness, ctx.rng);
+      Point child = ctx.space.crossover(parents[a].point, parents[b].point, ctx.rng);
+      if (coin(ctx.rng) < o_.ga_mutation_prob || point_key(child) == point_key(parents[a].point))
+        child = ctx.space.mutate(child, ctx.rng);
+      if (ctx.is_measured(child) || !taken.insert(point_key(child)).second)
+        continue;
+      out.push_back(std::move(child));
+    }
+    for (Point& p : ctx.random_unmeasured(n - static_cast<int>(out.size()), taken))
+      out.push_back(std::move(p));
+    return out;
+  }
+
+private:
+  StrategyOptions o_;
+};
+
+class GridStrategy : public SearchStrategy {
+public:
+  std::string name() const override { return "grid"; }
+  bool uses_model() const override { return false; }
+  std::vector<Point> propose(SearchContext& ctx, int n) override {
+    std::vector<Point> out;
+    auto size = ctx.space.size();
+    while (size && next_ < *size && static_cast<int>(out.size()) < n) {
+      Point p = ctx.space.at(next_++);
+      if (!ctx.is_measured(p))
+        out.push_back(std::move(p));
+    }
+    return out;
+  }
+
+private:
+  std::uint64_t next_ = 0;
+};
+
+} // namespace
+
+Expected<std::unique_ptr<SearchStrategy>> make_strategy(const std::string& name,
+                                                        const StrategyOptions& options) {
+  if (name == "random")
+    return std::unique_ptr<SearchStrategy>(new RandomStrategy());
+  if (name == "evolutionary")
+    return std::unique_ptr<SearchStrategy>(new EvolutionaryStrategy(options));
+  if (name == "annealing")
+    return std::unique_ptr<SearchStrategy>(new AnnealingStrategy(options));
+  if (name == "genetic")
+    return std::unique_ptr<SearchStrategy>(new GeneticStrategy(options));
+  if (name == "grid")
+    return std::unique_ptr<SearchStrategy>(new GridStrategy());
+  return Error("unknown-strategy",
+               fmt::format("unknown strategy '{}'; the strategies are evolutionary, annealing, "
+                           "genetic, random, grid",
+                           name));
+}
+
+} // namespace kiln::search

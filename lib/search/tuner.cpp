@@ -1,0 +1,385 @@
+#include "kiln/search/tuner.h"
+
+#include "kiln/model/metrics.h"
+#include "kiln/schedule/lower.h"
+#include "kiln/support/stopwatch.h"
+#include "kiln/support/version.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+namespace kiln::search {
+
+std::string_view mode_name(Mode m) {
+  switch (m) {
+  case Mode::Online:
+    return "online";
+  case Mode::Offline:
+    return "offline";
+  case Mode::Hybrid:
+    return "hybrid";
+  }
+  return "?";
+}
+
+std::optional<Mode> parse_mode(std::string_view name) {
+  for (Mode m : {Mode::Online, Mode::Offline, Mode::Hybrid})
+    if (mode_name(m) == name)
+      return m;
+  return std::nullopt;
+}
+
+/// The model's pairwise accuracy on one batch of measurements (one task).
+static double batch_accuracy(const std::vector<double>& scores,
+                             const std::vector<measure::Record>& records) {
+  std::vector<model::Scored> scored;
+  for (size_t i = 0; i < records.size(); ++i)
+    scored.push_back(
+        {"", scores[i], records[i].result.ok() ? 1.0 / records[i].result.median() : 0.0});
+  return model::pairwise_accuracy(scored);
+}
+
+Tuner::Tuner(TaskSetup task, const SearchSpace& space, measure::Measurer& measurer,
+             model::CostModel& model, TuneOptions options)
+    : task_(std::move(task)), info_(measure::TaskInfo::from_dag(task_.dag, task_.source)),
+      space_(space), measurer_(measurer), model_(model), options_(std::move(options)),
+      rng_(options_.seed), ctx_(space_, model_, rng_) {
+  if (options_.run.empty())
+    options_.run =
+        fmt::format("{}/{}/seed={}", mode_name(options_.mode), options_.strategy, options_.seed);
+}
+
+void Tuner::finish_round(RoundStats& st, TuneResult& result,
+                         const std::function<void(const RoundStats&)>& progress) {
+  st.run = options_.run;
+  st.workload_key = info_.workload_key;
+  result.rounds.push_back(st);
+  if (task_.log)
+    (void)task_.log->append(st);
+  if (progress)
+    progress(st);
+}
+
+measure::Record Tuner::make_record(const measure::Config& config, const measure::MeasureResult& r) {
+  measure::Record rec;
+  rec.run = options_.run;
+  rec.task = info_;
+  rec.target = task_.target;
+  rec.config = config;
+  rec.result = r;
+  rec.trial = next_trial_++;
+  rec.timestamp =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  rec.kiln_version = version();
+  return rec;
+}
+
+void Tuner::learn(const measure::Record& r, const std::optional<Point>& point) {
+  measured_configs_.insert(r.config.key());
+  double seconds = r.result.ok() ? r.result.median() : 0;
+  if (point) {
+    ctx_.measured.push_back({*point, seconds > 0 ? 1.0 / seconds : 0.0});
+    ctx_.measured_keys.insert(point_key(*point));
+  }
+  model::ProgramFeatures f;
+  if (point) {
+    f = ctx_.features(*point);
+  } else if (auto s = schedule::State::replay(task_.dag, r.config.steps)) {
+    f = model::extract_features(schedule::lower(*s, {.expand_unrolled = false}));
+  }
+  if (!f.rows.empty())
+    training_.emplace_back(std::move(f), seconds);
+  if (r.config.steps.empty() && r.config.template_name.empty() && r.result.ok())
+    naive_ = r;
+  if (r.result.ok() && (!best_ || r.result.median() < best_->result.median())) {
+    best_ = r;
+    last_improvement_ = r.trial;
+  }
+}
+
+void Tuner::retrain() {
+  double best = 0;
+  for (const auto& [f, s] : training_)
+    if (s > 0 && (best == 0 || s < best))
+      best = s;
+  std::vector<model::Sample> samples;
+  for (const auto& [f, s] : training_)
+    samples.push_back({f, s > 0 ? best / s : 0.0, info_.workload_key});
+  if (!samples.empty())
+    model_.train(samples);
+}
+
+void Tuner::resume(const std::vector<measure::Record>& records) {
+  for (const measure::Record& r : records) {
+    if (r.task.workload_key != info_.workload_key)
+      continue;
+    next_trial_ = std::max(next_trial_, r.trial + 1);
+    if (measured_configs_.count(r.config.key()))
+      continue;
+    learn(r, space_.point_of(r.config));
+  }
+  if (!training_.empty() && options_.mode == Mode::Online)
+    retrain();
+}
+
+bool Tuner::out_of_time(double spent) const {
+  return options_.time_budget_seconds > 0 && spent >= options_.time_budget_seconds;
+}
+
+std::vector<measure::Record> Tuner::measure_points(const std::vector<Point>& points,
+                                                   TuneResult& result,
+                                                   const std::vector<double>& scores) {
+  std::vector<measure::Config> configs;
+  std::vector<Point> kept;
+  std::vector<double> kept_scores;
+  for (size_t i = 0; i < points.size(); ++i) {
+    measure::Config c = space_.config(points[i]);
+    if (measured_configs_.count(c.key()))
+      continue; // the same program from another point
+    measured_configs_.insert(c.key());
+    configs.push_back(std::move(c));
+    kept.push_back(points[i]);
+    kept_scores.push_back(i < scores.size() ? scores[i] : std::nan(""));
+  }
+  std::vector<measure::MeasureResult> results = measurer_.measure(configs);
+  std::vector<measure::Record> records;
+  for (size_t i = 0; i < configs.size(); ++i) {
+    measure::Record r = make_record(configs[i], results[i]);
+    if (std::isfinite(kept_scores[i]))
+      r.predicted = kept_scores[i];
+    learn(r, kept[i]);
+    ++result.trials;
+    result.errors += r.result.ok() ? 0 : 1;
+    records.push_back(r);
+    result.records.push_back(r);
+  }
+  if (task_.log)
+    if (auto err = task_.log->append(records))
+      result.stop_reason = "cannot write the log: " + err->message();
+  return records;
+}
+
+static double gflops_of(const std::optional<measure::Record>& r) {
+  return r ? r->gflops() : 0;
+}
+
+Expected<TuneResult> Tuner::run(const std::function<void(const RoundStats&)>& progress) {
+  switch (options_.mode) {
+  case Mode::Online:
+    return run_online(progress);
+  case Mode::Offline:
+    return run_offline();
+  case Mode::Hybrid:
+    return run_hybrid(progress);
+  }
+  return Error("bad-option", "unknown mode");
+}
+
+Expected<TuneResult> Tuner::run_online(const std::function<void(const RoundStats&)>& progress) {
+  auto strategy = make_strategy(options_.strategy, options_.strategy_options);
+  if (!strategy)
+    return strategy.error();
+  Stopwatch clock;
+  TuneResult result;
+  if (options_.measure_naive && !naive_ && options_.trials > 0) {
+    measure::Config naive;
+    if (!measured_configs_.count(naive.key())) {
+      measured_configs_.insert(naive.key());
+      measure::Record r = make_record(naive, measurer_.measure({naive}).front());
+      learn(r, std::nullopt);
+      ++result.trials;
+      result.errors += r.result.ok() ? 0 : 1;
+      result.records.push_back(r);
+      if (task_.log)
+        (void)task_.log->append({r});
+    }
+  }
+  for (int round = 0; result.trials < options_.trials; ++round) {
+    if (out_of_time(clock.elapsed_ms() / 1e3)) {
+      result.stop_reason = "time budget spent";
+      break;
+    }
+    if (options_.early_stop > 0 && best_ && next_trial_ - last_improvement_ > options_.early_stop) {
+      result.stop_reason = fmt::format("no better config in {} trials", options_.early_stop);
+      break;
+    }
+    RoundStats st;
+    st.round = round;
+    Stopwatch stage;
+    std::int64_t before = ctx_.predictions;
+    int n =
+        static_cast<int>(std::min<std::int64_t>(options_.batch, options_.trials - result.trials));
+    std::vector<Point> points = (*strategy)->propose(ctx_, n);
+    st.sampled = static_cast<std::int64_t>(points.size());
+    st.predicted = ctx_.predictions - before;
+    if (points.empty()) {
+      result.stop_reason = "no unmeasured config left in the space";
+      break;
+    }
+    std::vector<double> scores;
+    if ((*strategy)->uses_model() && model_.trained())
+      scores = ctx_.predict(points);
+    st.sample_seconds = stage.lap_ms() / 1e3;
+    std::vector<measure::Record> records = measure_points(points, result, scores);
+    st.measured = static_cast<std::int64_t>(records.size());
+    for (const measure::Record& r : records)
+      st.errors += r.result.ok() ? 0 : 1;
+    st.measure_seconds = stage.lap_ms() / 1e3;
+    if (!scores.empty() && scores.size() == records.size())
+      st.model_accuracy = batch_accuracy(scores, records);
+    if ((*strategy)->uses_model())
+      retrain();
+    st.update_seconds = stage.lap_ms() / 1e3;
+    st.best_gflops = gflops_of(best_);
+    st.trials = result.trials;
+    st.elapsed_seconds = clock.elapsed_ms() / 1e3;
+    finish_round(st, result, progress);
+    if (!result.stop_reason.empty())
+      break;
+  }
+  if (result.stop_reason.empty())
+    result.stop_reason = "trial budget spent";
+  result.best = best_;
+  result.naive = naive_;
+  result.predictions = ctx_.predictions;
+  result.seconds = clock.elapsed_ms() / 1e3;
+  return result;
+}
+
+/// Scores the configs the strategy proposes over several rounds, without
+/// measuring; returns them best first.
+static std::vector<std::pair<double, Point>> shortlist(SearchStrategy& strategy, SearchContext& ctx,
+                                                       int rounds, int per_round, double seconds,
+                                                       const Stopwatch& clock) {
+  std::vector<std::pair<double, Point>> scored;
+  std::unordered_set<std::string> proposed = ctx.measured_keys;
+  for (int r = 0; r < rounds; ++r) {
+    if (seconds > 0 && clock.elapsed_ms() / 1e3 >= seconds)
+      break;
+    std::vector<Point> points = strategy.propose(ctx, per_round);
+    if (points.empty())
+      break;
+    std::vector<double> scores = ctx.predict(points);
+    for (size_t i = 0; i < points.size(); ++i) {
+      // Proposed once is enough: the next round explores elsewhere.
+      ctx.measured_keys.insert(point_key(points[i]));
+      scored.emplace_back(scores[i], points[i]);
+    }
+  }
+  ctx.measured_keys = std::move(proposed);
+  std::sort(scored.begin(), scored.end(),
+            [](const auto& a, const auto& b) { return a.first > b.first; });
+  return scored;
+}
+
+Expected<TuneResult> Tuner::run_offline() {
+  if (!model_.trained())
+    return Error("untrained-model", "offline tuning needs a trained cost model: pass --model FILE "
+                                    "(kiln train writes one)");
+  auto strategy = make_strategy(options_.strategy, options_.strategy_options);
+  if (!strategy)
+    return strategy.error();
+  if (!(*strategy)->uses_model())
+    return Error("bad-option", fmt::format("offline tuning picks with the cost model; the '{}' "
+                                           "strategy does not use one (use evolutionary or "
+                                           "annealing)",
+                                           options_.strategy));
+  Stopwatch clock;
+  TuneResult result;
+  auto picks = shortlist(**strategy, ctx_, options_.offline_rounds, options_.batch,
+                         options_.time_budget_seconds, clock);
+  if (picks.empty()) {
+    result.stop_reason = "the strategy proposed no config to pick";
+    result.seconds = clock.elapsed_ms() / 1e3;
+    return result;
+  }
+  result.predicted_score = picks.front().first;
+  std::vector<Point> verify;
+  for (int i = 0; i < options_.verify_top && i < static_cast<int>(picks.size()); ++i)
+    verify.push_back(picks[i].second);
+  if (!verify.empty()) {
+    std::vector<double> scores;
+    for (size_t i = 0; i < verify.size(); ++i)
+      scores.push_back(picks[i].first);
+    measure_points(verify, result, scores);
+  }
+  RoundStats st;
+  st.sampled = static_cast<std::int64_t>(picks.size());
+  st.predicted = ctx_.predictions;
+  st.measured = result.trials;
+  st.best_gflops = gflops_of(best_);
+  st.elapsed_seconds = clock.elapsed_ms() / 1e3;
+  finish_round(st, result, nullptr);
+  if (!best_ && options_.verify_top == 0) {
+    // Nothing measured: the pick is reported as an unmeasured record.
+    measure::MeasureResult none;
+    none.message = "not measured (offline pick)";
+    measure::Record pick = make_record(space_.config(picks.front().second), none);
+    pick.predicted = picks.front().first;
+    result.records.push_back(pick);
+  }
+  result.best = best_;
+  result.predictions = ctx_.predictions;
+  result.seconds = clock.elapsed_ms() / 1e3;
+  result.stop_reason = "offline pick made";
+  return result;
+}
+
+Expected<TuneResult> Tuner::run_hybrid(const std::function<void(const RoundStats&)>& progress) {
+  if (!model_.trained())
+    return Error("untrained-model", "hybrid tuning needs a trained cost model to filter with: "
+                                    "pass --model FILE (kiln train writes one)");
+  auto strategy = make_strategy(options_.strategy, options_.strategy_options);
+  if (!strategy)
+    return strategy.error();
+  Stopwatch clock;
+  TuneResult result;
+  double predict_budget = options_.time_budget_seconds > 0
+                              ? options_.time_budget_seconds * (1 - options_.measure_fraction)
+                              : 0;
+  auto picks = shortlist(**strategy, ctx_, options_.offline_rounds,
+                         std::max(options_.batch, options_.trials), predict_budget, clock);
+  if (static_cast<int>(picks.size()) > options_.trials)
+    picks.resize(options_.trials);
+  double filter_seconds = clock.elapsed_ms() / 1e3;
+  for (size_t at = 0; at < picks.size(); at += options_.batch) {
+    if (out_of_time(clock.elapsed_ms() / 1e3)) {
+      result.stop_reason = "time budget spent";
+      break;
+    }
+    RoundStats st;
+    st.round = static_cast<int>(result.rounds.size());
+    st.sampled = static_cast<std::int64_t>(picks.size());
+    st.predicted = ctx_.predictions;
+    st.sample_seconds = at == 0 ? filter_seconds : 0;
+    Stopwatch stage;
+    std::vector<Point> batch;
+    std::vector<double> scores;
+    for (size_t i = at; i < std::min(picks.size(), at + options_.batch); ++i) {
+      batch.push_back(picks[i].second);
+      scores.push_back(picks[i].first);
+    }
+    std::vector<measure::Record> records = measure_points(batch, result, scores);
+    st.measured = static_cast<std::int64_t>(records.size());
+    if (records.size() == scores.size())
+      st.model_accuracy = batch_accuracy(scores, records);
+    for (const measure::Record& r : records)
+      st.errors += r.result.ok() ? 0 : 1;
+    st.measure_seconds = stage.elapsed_ms() / 1e3;
+    st.best_gflops = gflops_of(best_);
+    st.trials = result.trials;
+    st.elapsed_seconds = clock.elapsed_ms() / 1e3;
+    finish_round(st, result, progress);
+  }
+  if (result.stop_reason.empty())
+    result.stop_reason = "short list measured";
+  result.best = best_;
+  result.predictions = ctx_.predictions;
+  result.seconds = clock.elapsed_ms() / 1e3;
+  return result;
+}
+
+} // namespace kiln::search

@@ -1,0 +1,353 @@
+#include "model_test_util.h"
+
+#include "kiln/model/metrics.h"
+#include "kiln/model/xgboost_model.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+using namespace kiln;
+
+namespace {
+
+/// Train and held-out sets, built once: lowering a few hundred configs is
+/// the slow part of these tests.
+struct Data {
+  test::SyntheticSet train_a, test_a, train_b, test_b;
+  std::vector<model::Sample> train, held_out;
+};
+
+const Data& data() {
+  static const Data d = [] {
+    Data d;
+    d.train_a = test::synthetic_set(64, 64, 64, 240, 1);
+    d.test_a = test::synthetic_set(64, 64, 64, 120, 2);
+    d.train_b = test::synthetic_set(128, 32, 64, 240, 3);
+    d.test_b = test::synthetic_set(128, 32, 64, 120, 4);
+    for (const auto* s : {&d.train_a, &d.train_b})
+      d.train.insert(d.train.end(), s->samples.begin(), s->samples.end());
+    // Held-out programs that also occur in the training set would flatter
+    // the model: leave them out.
+    for (const auto* s : {&d.test_a, &d.test_b})
+      for (const model::Sample& x : s->samples) {
+        bool seen = false;
+        for (const model::Sample& y : d.train)
+          seen = seen || (y.task == x.task && y.features.rows == x.features.rows);
+        if (!seen)
+          d.held_out.push_back(x);
+      }
+    return d;
+  }();
+  return d;
+}
+
+std::vector<model::ProgramFeatures> features_of(const std::vector<model::Sample>& samples) {
+  std::vector<model::ProgramFeatures> out;
+  for (const auto& s : samples)
+    out.push_back(s.features);
+  return out;
+}
+
+std::vector<model::Scored> scored(const std::vector<model::Sample>& samples,
+                                  const std::vector<double>& scores) {
+  std::vector<model::Scored> out;
+  for (size_t i = 0; i < samples.size(); ++i)
+    out.push_back({samples[i].task, scores[i], samples[i].label});
+  return out;
+}
+
+/// A model trained once on the synthetic set, shared by the tests that only
+/// read it.
+model::XGBoostModel& trained_model() {
+  static model::XGBoostModel m = [] {
+    model::XGBoostModel m;
+    m.set_target("x86_64-linux-gnu znver4");
+    m.train(data().train);
+    return m;
+  }();
+  return m;
+}
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("kiln_model_test_" + name)).string();
+}
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write_all(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << bytes;
+}
+
+/// The same FNV-1a as the model file's checksum, to forge files whose damage
+/// only XGBoost can notice.
+std::string fnv1a(const std::string& s) {
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+} // namespace
+
+TEST_CASE("the learned model ranks held-out programs and beats random", "[model][xgboost]") {
+  const Data& d = data();
+  REQUIRE(d.train.size() == 480);
+  REQUIRE(d.held_out.size() > 100);
+  model::XGBoostModel& m = trained_model();
+  REQUIRE(m.trained());
+  REQUIRE(m.last_training().programs == 480);
+  REQUIRE(m.last_training().rounds > 0);
+  REQUIRE(m.training_samples() == 480);
+
+  auto learned = scored(d.held_out, m.predict(features_of(d.held_out)));
+  model::RandomModel random(7);
+  auto guessed = scored(d.held_out, random.predict(features_of(d.held_out)));
+
+  const double acc = model::pairwise_accuracy(learned);
+  const double acc_random = model::pairwise_accuracy(guessed);
+  const double top5 = model::top_k_score(learned, 5).mean;
+  const double top5_random = model::top_k_score(guessed, 5).mean;
+  WARN("held-out pairwise accuracy "
+       << acc << " (random " << acc_random << "), top-5 " << top5 << " (random " << top5_random
+       << "), " << m.last_training().rounds << " rounds, training loss " << m.last_training().loss);
+  REQUIRE(acc > 0.85);
+  REQUIRE(acc > acc_random + 0.25);
+  REQUIRE(top5 > 0.9);
+  REQUIRE(top5 >= top5_random);
+}
+
+TEST_CASE("training is deterministic", "[model][xgboost]") {
+  const Data& d = data();
+  std::vector<model::Sample> part(d.train.begin(), d.train.begin() + 120);
+  model::XGBoostModel a, b;
+  a.train(part);
+  b.train(part);
+  REQUIRE(a.predict(features_of(d.held_out)) == b.predict(features_of(d.held_out)));
+}
+
+TEST_CASE("save and load give the same predictions", "[model][xgboost]") {
+  model::XGBoostModel& m = trained_model();
+  const std::string path = temp_path("roundtrip.model");
+  REQUIRE_FALSE(m.save(path).has_value());
+  auto loaded = model::XGBoostModel::load(path);
+  REQUIRE(loaded.ok());
+  const auto programs = features_of(data().held_out);
+  REQUIRE(loaded->predict(programs) == m.predict(programs));
+  REQUIRE(loaded->target() == "x86_64-linux-gnu znver4");
+  REQUIRE(loaded->training_samples() == 480);
+  REQUIRE(loaded->params() == m.params());
+  REQUIRE(loaded->rounds() == m.rounds());
+
+  // The header is one JSON line that says what the model is.
+  std::string text = read_all(path);
+  auto header = nlohmann::json::parse(text.substr(0, text.find('\n')));
+  REQUIRE(header["feature_version"] == model::kFeatureVersion);
+  REQUIRE(header["feature_count"] == model::feature_count());
+  REQUIRE(header["model_format"] == "ubj");
+  REQUIRE(header["params"]["max_depth"] == 10);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("a model of another feature version is refused", "[model][xgboost][error]") {
+  const std::string path = temp_path("version.model");
+  REQUIRE_FALSE(trained_model().save(path).has_value());
+  std::string text = read_all(path);
+  const size_t nl = text.find('\n');
+  auto header = nlohmann::json::parse(text.substr(0, nl));
+  header["feature_version"] = model::kFeatureVersion + 1;
+  write_all(path, header.dump() + text.substr(nl));
+  auto loaded = model::XGBoostModel::load(path);
+  REQUIRE_FALSE(loaded.ok());
+  REQUIRE(loaded.error().id() == "model-feature-version");
+  REQUIRE(loaded.error().message().find("retrain") != std::string::npos);
+  std::remove(path.c_str());
+}
+
+TEST_CASE("missing and damaged model files are errors", "[model][xgboost][error]") {
+  const std::string path = temp_path("damaged.model");
+  std::remove(path.c_str());
+  auto missing = model::XGBoostModel::load(path);
+  REQUIRE_FALSE(missing.ok());
+  REQUIRE(missing.error().id() == "model-unreadable");
+
+  REQUIRE_FALSE(trained_model().save(path).has_value());
+  const std::string good = read_all(path);
+  const size_t nl = good.find('\n');
+
+  SECTION("not a model at all") {
+    write_all(path, "hello\nworld");
+  }
+  SECTION("empty") {
+    write_all(path, "");
+  }
+  SECTION("truncated") {
+    write_all(path, good.substr(0, good.size() / 2));
+  }
+  SECTION("flipped byte") {
+    std::string bad = good;
+    bad[nl + 1 + (bad.size() - nl) / 2] ^= 0x5a;
+    write_all(path, bad);
+  }
+  SECTION("garbage that passes the checksum") {
+    // Only XGBoost can tell: its error must come back as an Error.
+    std::string body(200, '\x7b');
+    auto header = nlohmann::json::parse(good.substr(0, nl));
+    header["model_bytes"] = body.size();
+    header["model_fnv1a64"] = fnv1a(body);
+    write_all(path, header.dump() + "\n" + body);
+  }
+  auto loaded = model::XGBoostModel::load(path);
+  REQUIRE_FALSE(loaded.ok());
+  REQUIRE(loaded.error().id() == "model-corrupt");
+  std::remove(path.c_str());
+}
+
+TEST_CASE("saving needs a trained model and a writable place", "[model][xgboost][error]") {
+  model::XGBoostModel fresh;
+  auto untrained = fresh.save(temp_path("fresh.model"));
+  REQUIRE(untrained.has_value());
+  REQUIRE(untrained->id() == "model-untrained");
+
+  auto unwritable = trained_model().save("/nonexistent-dir/kiln/x.model");
+  REQUIRE(unwritable.has_value());
+  REQUIRE(unwritable->id() == "model-write-failed");
+}
+
+TEST_CASE("XGBoost failures and bad rows are Errors and never crashes", "[model][xgboost][error]") {
+  const Data& d = data();
+  std::vector<model::Sample> part(d.train.begin(), d.train.begin() + 20);
+
+  model::XGBoostParams p;
+  p.tree_method = "no-such-method";
+  model::XGBoostModel bad(p);
+  auto r = catch_user_error([&]() -> Expected<bool> {
+    bad.train(part);
+    return true;
+  });
+  REQUIRE_FALSE(r.ok());
+  REQUIRE(r.error().id() == "xgboost-failed");
+  REQUIRE_FALSE(bad.trained());
+
+  std::vector<model::Sample> wrong = part;
+  wrong[3].features.rows[0].pop_back();
+  model::XGBoostModel m;
+  auto w = catch_user_error([&]() -> Expected<bool> {
+    m.train(wrong);
+    return true;
+  });
+  REQUIRE_FALSE(w.ok());
+  REQUIRE(w.error().id() == "model-feature-count");
+  auto pw = catch_user_error([&]() -> Expected<std::vector<double>> {
+    return trained_model().predict({wrong[3].features});
+  });
+  REQUIRE_FALSE(pw.ok());
+  REQUIRE(pw.error().id() == "model-feature-count");
+}
+
+TEST_CASE("untrained and empty programs", "[model][xgboost]") {
+  const Data& d = data();
+  model::XGBoostModel m;
+  REQUIRE_FALSE(m.trained());
+  model::ProgramFeatures empty;
+  auto before = m.predict({d.train[0].features, empty});
+  REQUIRE(before[0] == 0);
+  REQUIRE(before[1] == -std::numeric_limits<double>::infinity());
+  auto after = trained_model().predict({d.train[0].features, empty});
+  REQUIRE(std::isfinite(after[0]));
+  REQUIRE(after[1] == -std::numeric_limits<double>::infinity());
+
+  // Nothing usable to train on: still untrained.
+  m.train({model::Sample{empty, 1.0, "t"}});
+  REQUIRE_FALSE(m.trained());
+  REQUIRE(m.predict({}).empty());
+}
+
+TEST_CASE("continue_training adds rounds on new data", "[model][xgboost]") {
+  const Data& d = data();
+  std::vector<model::Sample> first(d.train.begin(), d.train.begin() + 100);
+  std::vector<model::Sample> more(d.train.begin() + 100, d.train.begin() + 200);
+  model::XGBoostParams p;
+  p.continue_rounds = 20;
+  model::XGBoostModel m(p);
+  m.train(first);
+  const int rounds = m.rounds();
+  const auto before = m.predict(features_of(more));
+  m.continue_training(more);
+  REQUIRE(m.rounds() > rounds);
+  REQUIRE(m.rounds() <= rounds + 20);
+  REQUIRE(m.training_samples() == 200);
+  const auto after = m.predict(features_of(more));
+  REQUIRE(after != before);
+  // It fits the new data better than before.
+  auto rmse = [&](const std::vector<double>& s) {
+    double e = 0;
+    for (size_t i = 0; i < more.size(); ++i)
+      e += (s[i] - more[i].label) * (s[i] - more[i].label);
+    return std::sqrt(e / static_cast<double>(more.size()));
+  };
+  REQUIRE(rmse(after) < rmse(before));
+
+  // An untrained model trains from scratch.
+  model::XGBoostModel fresh(p);
+  fresh.continue_training(first);
+  REQUIRE(fresh.trained());
+}
+
+TEST_CASE("the random model is seeded and ranks nothing", "[model][random]") {
+  const Data& d = data();
+  model::RandomModel a(3), b(3), c(4);
+  const auto programs = features_of(d.held_out);
+  const auto sa = a.predict(programs);
+  REQUIRE(sa == b.predict(programs));
+  REQUIRE(sa != c.predict(programs));
+  for (double s : sa)
+    REQUIRE((s >= 0 && s < 1));
+  REQUIRE(a.predict({model::ProgramFeatures{}})[0] == -std::numeric_limits<double>::infinity());
+  REQUIRE_FALSE(a.trained());
+}
+
+TEST_CASE("features and prediction of 2048 matmul 512^3 configs", "[model][xgboost][!benchmark]") {
+  space::SketchSpace sp(test::matmul_dag(512, 512, 512), space::SpaceParams{16, 2, 64});
+  std::mt19937_64 rng(11);
+  std::vector<schedule::LoweredFunc> funcs;
+  while (funcs.size() < 2048) {
+    auto state = schedule::State::replay(sp.dag(), sp.steps(sp.sample(rng)));
+    if (state)
+      funcs.push_back(test::lower_for_features(*state));
+  }
+  model::XGBoostModel& m = trained_model();
+  auto start = std::chrono::steady_clock::now();
+  std::vector<model::ProgramFeatures> programs;
+  programs.reserve(funcs.size());
+  std::size_t rows = 0;
+  for (const auto& f : funcs) {
+    programs.push_back(model::extract_features(f));
+    rows += programs.back().rows.size();
+  }
+  auto mid = std::chrono::steady_clock::now();
+  auto scores = m.predict(programs);
+  auto end = std::chrono::steady_clock::now();
+  const double feat = std::chrono::duration<double>(mid - start).count();
+  const double pred = std::chrono::duration<double>(end - mid).count();
+  WARN("2048 matmul 512^3 configs (" << rows << " rows, " << m.rounds() << " trees): features "
+                                     << feat << " s, predict " << pred << " s, total "
+                                     << feat + pred << " s");
+  REQUIRE(scores.size() == 2048);
+}

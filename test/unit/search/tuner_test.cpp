@@ -1,0 +1,195 @@
+// The tuner with a simulated measurer: a known cost function over configs,
+// so that runs are deterministic and fast (no compiling, no timing).
+#include "../ir/test_dags.h"
+
+#include "kiln/model/xgboost_model.h"
+#include "kiln/search/search_space.h"
+#include "kiln/search/strategy.h"
+#include "kiln/search/tuner.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <set>
+
+using namespace kiln;
+using namespace kiln::search;
+
+namespace {
+
+/// Seconds of a matmul config under a made-up machine: best with an
+/// innermost j tile of 16, an innermost i tile of 4, a k tile of 8, a
+/// cache-write sketch and the outer loops parallel.
+double simulated_seconds(const space::SketchSpace& sp, const Point& p) {
+  auto c = sp.unflatten(p);
+  if (!c)
+    return 0;
+  auto lg = [](std::int64_t x) { return std::log2(static_cast<double>(x)); };
+  const auto& t = c->tiles; // i, j, k
+  double cost = 1.0;
+  cost += 0.5 * std::abs(lg(t[1].back()) - 4);
+  cost += 0.4 * std::abs(lg(t[0].back()) - 2);
+  cost += 0.2 * std::abs(lg(t[2].back()) - 3);
+  cost += c->sketch == 2 ? 1.0 : 0.0;
+  cost += c->parallel[0] == 0 ? 0.5 : 0.0;
+  return cost * 1e-3;
+}
+
+class SimulatedMeasurer : public measure::Measurer {
+public:
+  explicit SimulatedMeasurer(const space::SketchSpace& sp) : sp_(sp) {}
+  std::vector<measure::MeasureResult>
+  measure(const std::vector<measure::Config>& configs) override {
+    std::vector<measure::MeasureResult> out;
+    for (const measure::Config& c : configs) {
+      measure::MeasureResult r;
+      ++stats_.trials;
+      double s = c.point.empty() ? 0.02 : simulated_seconds(sp_, c.point); // naive: slow
+      r.costs = {s};
+      r.number = 1;
+      ++stats_.by_error[0];
+      out.push_back(r);
+    }
+    return out;
+  }
+  const measure::MeasureStats& stats() const override { return stats_; }
+
+private:
+  const space::SketchSpace& sp_;
+  measure::MeasureStats stats_;
+};
+
+struct Fixture {
+  ir::ComputeDAG dag = test::matmul_dag(256, 256, 256);
+  SketchSearchSpace space{dag, space::SpaceParams{16, 2, 64}};
+  SimulatedMeasurer measurer{space.sketches()};
+  TaskSetup task{dag, "test", codegen::Target{"x86_64-pc-linux-gnu", "test", "", 512, 2}, nullptr};
+
+  TuneResult tune(const std::string& strategy, model::CostModel& model, int trials,
+                  std::uint64_t seed = 1) {
+    TuneOptions o;
+    o.strategy = strategy;
+    o.trials = trials;
+    o.batch = 8;
+    o.seed = seed;
+    o.strategy_options.population = 128;
+    o.strategy_options.generations = 2;
+    o.strategy_options.sa_chains = 16;
+    o.strategy_options.sa_steps = 30;
+    Tuner t(task, space, measurer, model, o);
+    auto r = t.run();
+    REQUIRE(r.ok());
+    return *r;
+  }
+};
+
+double best_seconds(const TuneResult& r) {
+  return r.best ? r.best->result.median() : 1e9;
+}
+
+/// Best seconds among the first `n` trials after the naive one.
+double best_of_first(const TuneResult& r, size_t n) {
+  double best = 1e9;
+  for (size_t i = 1; i <= n && i < r.records.size(); ++i)
+    best = std::min(best, r.records[i].result.median());
+  return best;
+}
+
+} // namespace
+
+TEST_CASE("every strategy improves on its start", "[search][tuner]") {
+  for (const char* name : {"random", "evolutionary", "annealing", "genetic"}) {
+    DYNAMIC_SECTION(name) {
+      Fixture f;
+      model::XGBoostModel model;
+      TuneResult r = f.tune(name, model, 64);
+      REQUIRE(r.trials == 64);
+      REQUIRE(r.records.front().config.steps.empty()); // trial 0: the naive baseline
+      REQUIRE(best_seconds(r) < best_of_first(r, 8));
+    }
+  }
+}
+
+TEST_CASE("model-guided strategies beat random search on the same budget", "[search][tuner]") {
+  double random_total = 0, evo_total = 0, sa_total = 0;
+  for (std::uint64_t seed : {1, 2, 3}) {
+    Fixture f;
+    model::RandomModel none(seed);
+    random_total += best_seconds(f.tune("random", none, 96, seed));
+    model::XGBoostModel m1;
+    evo_total += best_seconds(f.tune("evolutionary", m1, 96, seed));
+    model::XGBoostModel m2;
+    sa_total += best_seconds(f.tune("annealing", m2, 96, seed));
+  }
+  REQUIRE(evo_total < random_total);
+  REQUIRE(sa_total < random_total);
+}
+
+TEST_CASE("resume continues without measuring anything twice", "[search][tuner]") {
+  Fixture f;
+  model::XGBoostModel m1;
+  TuneResult first = f.tune("evolutionary", m1, 24);
+  TuneOptions o;
+  o.trials = 24;
+  o.batch = 8;
+  o.strategy_options.population = 128;
+  model::XGBoostModel m2;
+  Tuner t(f.task, f.space, f.measurer, m2, o);
+  t.resume(first.records);
+  auto second = t.run();
+  REQUIRE(second.ok());
+  std::set<std::string> keys;
+  for (const auto& r : first.records)
+    REQUIRE(keys.insert(r.config.key()).second);
+  for (const auto& r : second->records)
+    REQUIRE(keys.insert(r.config.key()).second);
+  REQUIRE(second->records.front().trial == first.records.back().trial + 1);
+  REQUIRE(best_seconds(*second) <= best_seconds(first));
+}
+
+TEST_CASE("offline makes zero measurements; hybrid stays within its budget", "[search][tuner]") {
+  Fixture f;
+  model::XGBoostModel trained;
+  TuneResult online = f.tune("evolutionary", trained, 48);
+  REQUIRE(trained.trained());
+
+  SimulatedMeasurer fresh(f.space.sketches());
+  TuneOptions o;
+  o.mode = Mode::Offline;
+  o.verify_top = 0;
+  o.batch = 16;
+  o.strategy_options.population = 128;
+  Tuner offline(f.task, f.space, fresh, trained, o);
+  auto off = offline.run();
+  REQUIRE(off.ok());
+  REQUIRE(fresh.stats().trials == 0);
+  REQUIRE(off->trials == 0);
+  REQUIRE(off->records.size() == 1); // the unmeasured pick
+  REQUIRE(off->predictions > 0);
+
+  o.mode = Mode::Hybrid;
+  o.trials = 20;
+  Tuner hybrid(f.task, f.space, fresh, trained, o);
+  auto hy = hybrid.run();
+  REQUIRE(hy.ok());
+  REQUIRE(hy->trials <= 20);
+  REQUIRE(fresh.stats().trials <= 20);
+  REQUIRE(hy->best.has_value());
+
+  model::XGBoostModel untrained;
+  Tuner cold(f.task, f.space, fresh, untrained, o);
+  REQUIRE(cold.run().error().id() == "untrained-model");
+}
+
+TEST_CASE("strategy options are settable by name", "[search][options]") {
+  StrategyOptions o;
+  REQUIRE_FALSE(set_strategy_option(o, "population", "64"));
+  REQUIRE(o.population == 64);
+  REQUIRE_FALSE(set_strategy_option(o, "eps_greedy", "0.1"));
+  REQUIRE(o.eps_greedy == 0.1);
+  auto bad = set_strategy_option(o, "populaton", "64");
+  REQUIRE(bad);
+  REQUIRE(bad->id() == "bad-option");
+  REQUIRE_THAT(bad->message(), Catch::Contains("population"));
+  REQUIRE(make_strategy("simplex", o).error().id() == "unknown-strategy");
+}
