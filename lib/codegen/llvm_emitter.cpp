@@ -349,7 +349,7 @@ private:
   /// Address of one element (scalar code).
   llvm::Value* element_ptr(const BoundBuffer& buf, const std::vector<Expr>& indices) {
     KILN_ASSERT(indices.size() == buf.buffer.shape.size(), "index count matches buffer rank");
-    return b_.CreateInBoundsGEP(llvm_type(buf.buffer.dtype), buf.base, flat_offset(buf, indices));
+    return gep(llvm_type(buf.buffer.dtype), buf.base, flat_offset(buf, indices));
   }
 
   // --- expressions ---
@@ -462,6 +462,7 @@ private:
 
   /// Division rounding toward negative infinity.
   llvm::Value* floor_div(llvm::Value* a, llvm::Value* b) {
+    b = safe_divisor(b);
     llvm::Value* q = b_.CreateSDiv(a, b);
     llvm::Value* r = b_.CreateSRem(a, b);
     llvm::Value* zero = llvm::ConstantInt::get(a->getType(), 0);
@@ -473,6 +474,7 @@ private:
 
   /// Remainder with the sign of the divisor.
   llvm::Value* floor_mod(llvm::Value* a, llvm::Value* b) {
+    b = safe_divisor(b);
     llvm::Value* r = b_.CreateSRem(a, b);
     llvm::Value* zero = llvm::ConstantInt::get(a->getType(), 0);
     llvm::Value* adjust =
@@ -543,6 +545,12 @@ private:
       match_lanes(a, b);
       return is_and ? b_.CreateAnd(a, b) : b_.CreateOr(a, b);
     }
+    if (a->getType()->isVectorTy()) {
+      // Lanes differ: evaluate the right side only in the lanes that need it.
+      llvm::Value* needed = is_and ? a : b_.CreateNot(a);
+      llvm::Value* b = widen(masked(needed, [&] { return emit_expr(l->b); }));
+      return is_and ? b_.CreateAnd(a, b) : b_.CreateOr(a, b);
+    }
     auto rhs = [&] { return emit_expr(l->b); };
     auto constant = [&] { return static_cast<llvm::Value*>(b_.getInt1(!is_and)); };
     return is_and ? branch(a, rhs, constant, b_.getInt1Ty())
@@ -559,6 +567,13 @@ private:
         t = widen(t);
         f = widen(f);
       }
+      return b_.CreateSelect(cond, t, f);
+    }
+    if (cond->getType()->isVectorTy()) {
+      // Lanes differ: each side runs masked to the lanes that take it, so a
+      // load on the other side (padding, say) never touches memory.
+      llvm::Value* t = widen(masked(cond, [&] { return emit_expr(s->t); }));
+      llvm::Value* f = widen(masked(b_.CreateNot(cond), [&] { return emit_expr(s->f); }));
       return b_.CreateSelect(cond, t, f);
     }
     return branch(
@@ -644,7 +659,7 @@ private:
     llvm::Type* elem = llvm_type(buf.buffer.dtype);
     if (!affine) {
       llvm::Value* offsets = widen(flat_offset(buf, indices));
-      return {AccessKind::Strided, b_.CreateInBoundsGEP(elem, buf.base, offsets)};
+      return {AccessKind::Strided, gep(elem, buf.base, offsets)};
     }
     // The address of lane 0, with the lane variable at 0 and scalar code.
     auto saved = vector_;
@@ -659,7 +674,7 @@ private:
       return {AccessKind::Contiguous, first};
     llvm::Value* steps = b_.CreateMul(lane_numbers(b_.getInt64Ty()),
                                       b_.CreateVectorSplat(vector_->lanes, b_.getInt64(stride)));
-    return {AccessKind::Strided, b_.CreateInBoundsGEP(elem, first, steps)};
+    return {AccessKind::Strided, gep(elem, first, steps)};
   }
 
   static bool uses_var(const Expr& e, const std::string& var) {
@@ -683,6 +698,19 @@ private:
       return b_.CreateAlignedLoad(elem, element_ptr(buf, l->indices), align);
     Access access = analyze_access(buf, l->indices);
     auto* vec = llvm::FixedVectorType::get(elem, vector_->lanes);
+    if (mask_) {
+      // Only the active lanes may touch memory.
+      llvm::Value* none = llvm::Constant::getNullValue(vec);
+      switch (access.kind) {
+      case AccessKind::Uniform:
+        return b_.CreateMaskedGather(vec, b_.CreateVectorSplat(vector_->lanes, access.ptr), align,
+                                     mask_, none);
+      case AccessKind::Contiguous:
+        return b_.CreateMaskedLoad(vec, access.ptr, align, mask_, none);
+      case AccessKind::Strided:
+        return b_.CreateMaskedGather(vec, access.ptr, align, mask_, none);
+      }
+    }
     switch (access.kind) {
     case AccessKind::Uniform:
       return b_.CreateAlignedLoad(elem, access.ptr, align);
@@ -695,8 +723,8 @@ private:
   }
 
   /// Whether a vector loop's body can be emitted as vector code: no
-  /// allocation, no nested vector or parallel loop, no branch whose
-  /// condition differs between lanes around code that may fault.
+  /// allocation, no nested vector or parallel loop, no if-statement whose
+  /// condition differs between lanes (selects and && / || are masked).
   bool vectorizable(const Stmt& s, const std::string& var) {
     switch (s.kind()) {
     case StmtKind::For: {
@@ -704,19 +732,13 @@ private:
       return f->for_kind != schedule::ForKind::Vectorized &&
              f->for_kind != schedule::ForKind::Parallel && vectorizable(f->body, var);
     }
-    case StmtKind::Store: {
-      const auto* st = s.as<schedule::Store>();
-      for (const Expr& i : st->indices)
-        if (!lanes_safe(i, var))
-          return false;
-      return lanes_safe(st->value, var);
-    }
+    case StmtKind::Store:
+      return true;
     case StmtKind::Allocate:
       return false;
     case StmtKind::IfThenElse: {
       const auto* i = s.as<schedule::IfThenElse>();
-      return !uses_var(i->cond, var) && lanes_safe(i->cond, var) &&
-             vectorizable(i->then_case, var) &&
+      return !uses_var(i->cond, var) && vectorizable(i->then_case, var) &&
              (!i->else_case.defined() || vectorizable(i->else_case, var));
     }
     case StmtKind::Block:
@@ -728,28 +750,29 @@ private:
     return false;
   }
 
-  /// No select / && / || whose lane-varying condition guards a load or a
-  /// division (that would need masked loads).
-  static bool lanes_safe(const Expr& e, const std::string& var) {
-    class Check : public ir::ExprVisitor {
-    public:
-      explicit Check(const std::string& v) : name(v) {}
-      const std::string& name;
-      bool ok = true;
-      using ExprVisitor::visit;
-      void visit(const ir::Select* s) override {
-        if (uses_var(s->cond, name) && (may_trap(s->t) || may_trap(s->f)))
-          ok = false;
-        ExprVisitor::visit(s);
-      }
-      void visit(const ir::Logical* l) override {
-        if (uses_var(l->a, name) && may_trap(l->b))
-          ok = false;
-        ExprVisitor::visit(l);
-      }
-    } c(var);
-    c.visit(e);
-    return c.ok;
+  /// Runs `emit` with only the lanes of `lanes` (and of any enclosing mask)
+  /// active: loads in it become masked loads or gathers.
+  template <typename Emit> llvm::Value* masked(llvm::Value* lanes, Emit emit) {
+    llvm::Value* saved = mask_;
+    mask_ = saved ? b_.CreateAnd(saved, lanes) : lanes;
+    llvm::Value* v = emit();
+    mask_ = saved;
+    return v;
+  }
+
+  /// A divisor that cannot fault in inactive lanes (they divide by 1).
+  llvm::Value* safe_divisor(llvm::Value* d) {
+    // A divisor the same in every lane divides as scalar code would; the
+    // operands of a vector one were already made vectors alike.
+    if (!mask_ || !vector_ || !d->getType()->isVectorTy())
+      return d;
+    return b_.CreateSelect(mask_, d, llvm::ConstantInt::get(d->getType(), 1));
+  }
+
+  /// An element address; not `inbounds` under a mask, where inactive lanes
+  /// may compute addresses outside the buffer.
+  llvm::Value* gep(llvm::Type* elem, llvm::Value* base, llvm::Value* offset) {
+    return mask_ ? b_.CreateGEP(elem, base, offset) : b_.CreateInBoundsGEP(elem, base, offset);
   }
 
   /// Flat row-major offset of an element as an i64 value (Horner form).
@@ -782,6 +805,7 @@ private:
   std::vector<std::pair<std::string, llvm::Value*>> vars_;
   std::vector<BoundBuffer> buffers_;
   std::optional<VectorLoop> vector_;
+  llvm::Value* mask_ = nullptr; ///< active lanes inside a masked select side, or null
   int parallel_depth_ = 0;
   int parallel_count_ = 0;
 };

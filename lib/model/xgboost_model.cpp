@@ -126,6 +126,17 @@ Matrix gather(const std::vector<const ProgramFeatures*>& programs) {
   return m;
 }
 
+/// XGBoost's answer must have one value per row before it is indexed.
+void check_shape(const bst_ulong* shape, bst_ulong dim, const Matrix& m, const char* call) {
+  bst_ulong n = dim == 0 ? 0 : 1;
+  for (bst_ulong d = 0; d < dim; ++d)
+    n *= shape[d];
+  if (n != m.rows) {
+    const std::string why = fmt::format("returned {} values for {} rows", n, m.rows);
+    throw UserError(Error("xgboost-failed", fmt::format("XGBoost {} failed: {}", call, why)));
+  }
+}
+
 std::vector<double> pack_sums(const Matrix& m, std::size_t programs, const float* preds) {
   std::vector<double> sums(programs, 0.0);
   for (std::size_t r = 0; r < m.rows; ++r)
@@ -237,6 +248,7 @@ std::vector<double> XGBoostModel::predict(const std::vector<ProgramFeatures>& pr
     check(XGBoosterPredictFromDense(static_cast<BoosterHandle>(booster_), array.c_str(), config,
                                     nullptr, &shape, &dim, &out),
           "PredictFromDense");
+    check_shape(shape, dim, m, "PredictFromDense");
     scores = pack_sums(m, programs.size(), out);
   }
   for (std::size_t i = 0; i < programs.size(); ++i)
@@ -308,6 +320,7 @@ void XGBoostModel::fit(const std::vector<Sample>& samples, bool from_scratch) {
       const float* preds = nullptr;
       check(XGBoosterPredictFromDMatrix(b, dtrain.get(), config, &shape, &dim, &preds),
             "PredictFromDMatrix");
+      check_shape(shape, dim, m, "PredictFromDMatrix");
       std::vector<double> sums = pack_sums(m, programs, preds);
       double loss = 0;
       for (std::size_t p = 0; p < programs; ++p)

@@ -76,8 +76,7 @@ Section modes_section(const LogView& view, const ReportOptions&) {
         row.push_back(escape(task.name()));
       row.insert(row.end(),
                  {escape(r->mode), run_cell(*r), r->best ? format_number(r->best->gflops()) : "–",
-                  naive && r->best ? format_number(r->best->gflops() / naive->gflops()) + "×" : "–",
-                  format_seconds(r->seconds),
+                  speedup(r->best, naive), format_seconds(r->seconds),
                   format_count(static_cast<long long>(r->records.size())),
                   format_count(r->errors)});
       rows.push_back(std::move(row));

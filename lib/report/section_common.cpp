@@ -27,9 +27,16 @@ std::string more_tasks_note(const LogView& view) {
                           kMaxTaskCharts, view.tasks.size()));
 }
 
+std::string speedup(const measure::Record* best, const measure::Record* naive) {
+  if (!best || !naive || naive->gflops() <= 0)
+    return "–";
+  return format_number(best->gflops() / naive->gflops()) + "×";
+}
+
 std::string run_cell(const RunView& run) {
-  return fmt::format("<span class=\"swatch\" style=\"background:{}\"></span>{}", run.colour,
-                     escape(run.label));
+  return fmt::format("<span class=\"run\"><span class=\"swatch\" style=\"background:{}\"></span>{}"
+                     "</span>",
+                     run.colour, escape(run.label));
 }
 
 } // namespace kiln::report

@@ -37,6 +37,8 @@ std::string sampled_note(std::size_t shown, std::size_t total, const std::string
                          const std::string& chart = "the chart above");
 /// The note when a section drew only the first kMaxTaskCharts tasks.
 std::string more_tasks_note(const LogView& view);
+/// "12.5×": how many times faster `best` is than `naive`; "–" without both.
+std::string speedup(const measure::Record* best, const measure::Record* naive);
 /// "<span class=swatch> label" for tables.
 std::string run_cell(const RunView& run);
 

@@ -34,9 +34,8 @@ std::string summary(const LogView& view, const measure::LoadedLog& log,
   if (view.tasks.size() == 1 && view.tasks[0].best) {
     const TaskView& task = view.tasks[0];
     s += card(format_number(task.best->gflops()), "best GFLOPS");
-    if (task.naive)
-      s += card(format_number(task.best->gflops() / task.naive->gflops()) + "×",
-                "faster than the naive schedule");
+    if (task.naive && task.naive->gflops() > 0)
+      s += card(speedup(task.best, task.naive), "faster than the naive schedule");
   }
   if (view.tasks.size() > 1)
     s += card(format_count(static_cast<long long>(view.tasks.size())), "tasks");
@@ -58,12 +57,10 @@ std::string summary(const LogView& view, const measure::LoadedLog& log,
   if (view.tasks.size() > 1) {
     std::vector<std::vector<std::string>> rows;
     for (const TaskView& task : view.tasks)
-      rows.push_back(
-          {escape(task.name()), format_count(static_cast<long long>(task.records.size())),
-           task.best ? format_number(task.best->gflops()) : "–",
-           task.best && task.naive ? format_number(task.best->gflops() / task.naive->gflops()) + "×"
-                                   : "–",
-           "<code>" + escape(task.key) + "</code>"});
+      rows.push_back({escape(task.name()),
+                      format_count(static_cast<long long>(task.records.size())),
+                      task.best ? format_number(task.best->gflops()) : "–",
+                      speedup(task.best, task.naive), "<code>" + escape(task.key) + "</code>"});
     s += table({"task", "#trials", "#best GFLOPS", "#vs naive", "workload key"}, rows);
   }
   if (view.first_time > 0)

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <map>
@@ -162,6 +163,66 @@ std::optional<Error> collect_dataset(const std::vector<std::string>& op_files,
     }
   }
   return std::nullopt;
+}
+
+Split split_unseen_shapes(const std::vector<measure::Record>& records) {
+  // Tasks of each op, by flops.
+  std::map<std::string, std::map<double, std::string>> tasks;
+  for (const measure::Record& r : records)
+    tasks[r.task.op_name][r.task.flops] = r.task.workload_key;
+  std::unordered_set<std::string> held;
+  for (const auto& [op, by_flops] : tasks) {
+    if (by_flops.size() < 2)
+      continue;
+    auto mid = by_flops.begin();
+    std::advance(mid, by_flops.size() / 2);
+    held.insert(mid->second);
+  }
+  Split s;
+  for (const measure::Record& r : records)
+    (held.count(r.task.workload_key) ? s.test : s.train).push_back(r);
+  return s;
+}
+
+Split split_unseen_ops(const std::vector<measure::Record>& records,
+                       const std::vector<std::string>& ops) {
+  Split s;
+  for (const measure::Record& r : records) {
+    bool held = std::find(ops.begin(), ops.end(), r.task.op_name) != ops.end();
+    (held ? s.test : s.train).push_back(r);
+  }
+  return s;
+}
+
+Evaluation evaluate(model::CostModel& model, const std::vector<model::Sample>& samples) {
+  std::vector<model::ProgramFeatures> programs;
+  for (const model::Sample& s : samples)
+    programs.push_back(s.features);
+  std::vector<double> scores = model.predict(programs);
+  std::vector<model::Scored> scored;
+  std::unordered_set<std::string> tasks;
+  for (size_t i = 0; i < samples.size(); ++i) {
+    scored.push_back({samples[i].task, scores[i], samples[i].label});
+    tasks.insert(samples[i].task);
+  }
+  Evaluation e;
+  e.programs = static_cast<int>(samples.size());
+  e.tasks = static_cast<int>(tasks.size());
+  e.pairwise = model::pairwise_accuracy(scored);
+  model::TopKScore t1 = model::top_k_score(scored, 1), t5 = model::top_k_score(scored, 5);
+  e.top1 = t1.mean;
+  e.top5 = t5.mean;
+  e.top1_per_task = t1.per_task;
+  return e;
+}
+
+std::string Evaluation::describe() const {
+  std::string out = fmt::format("{} programs of {} tasks: pairwise accuracy {:.3f}, top-1 {:.3f}, "
+                                "top-5 {:.3f}\n",
+                                programs, tasks, pairwise, top1, top5);
+  for (const auto& [task, score] : top1_per_task)
+    out += fmt::format("  {:<32} top-1 {:.3f}\n", task, score);
+  return out;
 }
 
 } // namespace kiln::search

@@ -352,8 +352,9 @@ Expected<TuneResult> Tuner::run_hybrid(const std::function<void(const RoundStats
     }
     RoundStats st;
     st.round = static_cast<int>(result.rounds.size());
-    st.sampled = static_cast<std::int64_t>(picks.size());
-    st.predicted = ctx_.predictions;
+    // The filtering (all the predictions) counts in the first round.
+    st.sampled = at == 0 ? static_cast<std::int64_t>(picks.size()) : 0;
+    st.predicted = at == 0 ? ctx_.predictions : 0;
     st.sample_seconds = at == 0 ? filter_seconds : 0;
     Stopwatch stage;
     std::vector<Point> batch;

@@ -8,9 +8,11 @@
 #include "kiln/measure/run.h"
 #include "kiln/measure/tuning_log.h"
 #include "kiln/model/xgboost_model.h"
+#include "kiln/report/report.h"
 #include "kiln/schedule/lower.h"
 #include "kiln/schedule/state.h"
 #include "kiln/schedule/transform_step.h"
+#include "kiln/search/dataset.h"
 #include "kiln/search/progress.h"
 #include "kiln/search/tuner.h"
 #include "kiln/space/sketch.h"
@@ -20,7 +22,9 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <unistd.h>
 
@@ -228,6 +232,7 @@ struct TuneFlags {
   bool resume = false;
   std::string model_file;
   std::string save_model;
+  std::string report;
   std::vector<std::string> strategy_options;
   double timeout = 10;
   bool no_isolate = false;
@@ -259,6 +264,28 @@ static void add_tune_flags(CLI::App* cmd, TuneFlags& f) {
   cmd->add_option("--model", f.model_file, "a trained cost model (kiln train)");
   cmd->add_option("--save-model", f.save_model, "write the model trained during the run");
   cmd->add_option("--threads", f.threads, "threads for parallel loops (default: all cores)");
+  cmd->add_option("--report", f.report, "write an HTML report of the run's log to this file");
+}
+
+/// The command line as typed, for reports.
+static std::string command_line(int argc, char** argv) {
+  std::string s;
+  for (int i = 0; i < argc; ++i)
+    s += (i ? " " : "") + std::string(argv[i]);
+  return s;
+}
+
+static std::string g_command; ///< set once in main
+
+static std::optional<Error> write_run_report(const std::string& log, const std::string& out) {
+  if (out.empty())
+    return std::nullopt;
+  report::ReportOptions options;
+  options.command = g_command;
+  if (auto err = report::write_report(std::vector<std::string>{log}, out, options))
+    return err;
+  fmt::print("report written to {}\n", out);
+  return std::nullopt;
 }
 
 static std::optional<Error> finish_tune_flags(TuneFlags& f) {
@@ -358,7 +385,206 @@ static int tune_command(const OpOptions& op, TuneFlags& flags) {
   if (!flags.save_model.empty())
     if (auto err = model->save(flags.save_model))
       return fail(*err);
+  writer->reset(); // flushed and closed before the report reads it
+  if (auto err = write_run_report(log_path, flags.report))
+    return fail(*err);
   return result->best || flags.options.mode == search::Mode::Offline ? 0 : 1;
+}
+
+/// The model for offline and hybrid runs: --model, else the default model
+/// shipped in data/ (trained on this machine type by scripts/train-default-model).
+static Expected<model::XGBoostModel> pretrained_model(const std::string& file) {
+  std::string path = file.empty() ? std::string(KILN_DATA_DIR) + "/kiln-default.model" : file;
+  auto m = model::XGBoostModel::load(path);
+  if (!m && file.empty())
+    return Error(m.error().id(),
+                 fmt::format("{}; pass --model FILE (kiln train writes one)", m.error().message()));
+  return m;
+}
+
+static int dataset_command(const std::string& dir, int samples, std::uint64_t seed,
+                           const std::string& out, double timeout) {
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().extension() == ".kop")
+      files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  if (files.empty())
+    return fail(Error("no-ops", fmt::format("no .kop files in '{}'", dir)));
+  std::vector<measure::Record> existing;
+  if (std::filesystem::exists(out)) {
+    auto log = load_logs_verbose({out});
+    if (!log)
+      return fail(log.error());
+    existing = std::move(log->records);
+    fmt::print("resuming: {} records already in {}\n", existing.size(), out);
+  }
+  auto writer = measure::LogWriter::open(out);
+  if (!writer)
+    return fail(writer.error());
+  search::DatasetOptions options;
+  options.samples = samples;
+  options.seed = seed;
+  options.measure.runner.timeout_seconds = timeout;
+  auto err =
+      search::collect_dataset(files, codegen::Target::host(), options, existing, **writer,
+                              [](const search::DatasetProgress& p) {
+                                fmt::print("task {}/{} {}: {} measured, {} already in the "
+                                           "log\n",
+                                           p.task_index, p.tasks, p.task, p.measured, p.skipped);
+                                std::fflush(stdout);
+                              });
+  if (err)
+    return fail(*err);
+  fmt::print("dataset written to {}\n", out);
+  return 0;
+}
+
+static Expected<std::vector<model::Sample>>
+samples_of(const std::vector<measure::Record>& records) {
+  std::vector<std::string> warnings;
+  std::vector<model::Sample> samples = search::samples_from_records(records, &warnings);
+  for (const std::string& w : warnings)
+    std::fprintf(stderr, "warning: %s\n", w.c_str());
+  if (samples.empty())
+    return Error("no-samples", "the records give no training sample; measure some first "
+                               "(kiln dataset, kiln tune)");
+  return samples;
+}
+
+static int train_command(const std::vector<std::string>& data, const std::string& out,
+                         const std::string& holdout, const std::vector<std::string>& holdout_ops) {
+  auto log = load_logs_verbose(data);
+  if (!log)
+    return fail(log.error());
+  search::Split split{log->records, {}};
+  if (holdout == "shapes")
+    split = search::split_unseen_shapes(log->records);
+  else if (holdout == "ops")
+    split = search::split_unseen_ops(log->records, holdout_ops);
+  else if (holdout != "none")
+    return fail(Error("bad-option", fmt::format("--holdout {}: use none, shapes or ops", holdout)));
+  auto train = samples_of(split.train);
+  if (!train)
+    return fail(train.error());
+  model::XGBoostModel m;
+  m.set_target(codegen::Target::host().cpu);
+  Stopwatch clock;
+  m.train(*train);
+  fmt::print("trained on {} programs ({} rows, {} trees) in {:.1f} s\n", m.last_training().programs,
+             m.last_training().rows, m.rounds(), clock.elapsed_ms() / 1e3);
+  if (auto err = m.save(out))
+    return fail(*err);
+  fmt::print("model written to {}\n", out);
+  if (!split.test.empty()) {
+    std::string held = out + ".holdout.jsonl";
+    auto writer = measure::LogWriter::open(held);
+    if (!writer)
+      return fail(writer.error());
+    (void)(*writer)->append(split.test);
+    auto test = samples_of(split.test);
+    if (!test)
+      return fail(test.error());
+    fmt::print("held out ({}; written to {}):\n{}", holdout, held,
+               search::evaluate(m, *test).describe());
+  }
+  return 0;
+}
+
+static int evaluate_command(const std::string& model_file, const std::vector<std::string>& data) {
+  auto m = model::XGBoostModel::load(model_file);
+  if (!m)
+    return fail(m.error());
+  auto log = load_logs_verbose(data);
+  if (!log)
+    return fail(log.error());
+  auto samples = samples_of(log->records);
+  if (!samples)
+    return fail(samples.error());
+  fmt::print("{}", search::evaluate(*m, *samples).describe());
+  return 0;
+}
+
+static double mean_accuracy(const search::TuneResult& r) {
+  double sum = 0;
+  int n = 0;
+  for (const search::RoundStats& s : r.rounds)
+    if (s.model_accuracy >= 0) {
+      sum += s.model_accuracy;
+      ++n;
+    }
+  return n ? sum / n : -1;
+}
+
+static int compare_command(const OpOptions& op, TuneFlags& flags) {
+  if (auto err = finish_tune_flags(flags))
+    return fail(*err);
+  auto dag = load_op(op);
+  if (!dag)
+    return fail(dag.error());
+  auto pretrained = pretrained_model(flags.model_file);
+  if (!pretrained)
+    return fail(pretrained.error());
+  codegen::Target target = codegen::Target::host();
+  measure::MeasureOptions mo;
+  mo.isolate = !flags.no_isolate;
+  mo.runner.timeout_seconds = flags.timeout;
+  auto measurer = measure::ProgramMeasurer::create(*dag, target, mo);
+  if (!measurer)
+    return fail(measurer.error());
+  search::SketchSearchSpace sp(*dag, space_params(target));
+  std::string log_path = flags.log.empty() ? dag->name() + ".compare.jsonl" : flags.log;
+  auto writer = measure::LogWriter::open(log_path);
+  if (!writer)
+    return fail(writer.error());
+
+  struct Row {
+    std::string mode;
+    search::TuneResult result;
+    double accuracy;
+  };
+  std::vector<Row> rows;
+  for (search::Mode mode : {search::Mode::Online, search::Mode::Offline, search::Mode::Hybrid}) {
+    search::TuneOptions o = flags.options;
+    o.mode = mode;
+    o.run = "";
+    model::XGBoostModel fresh;
+    model::CostModel& m =
+        mode == search::Mode::Online ? static_cast<model::CostModel&>(fresh) : *pretrained;
+    search::Tuner tuner({*dag, op.file, target, writer->get()}, sp, **measurer, m, o);
+    fmt::print("{} ...\n", search::mode_name(mode));
+    std::fflush(stdout);
+    auto result = tuner.run();
+    if (!result)
+      return fail(result.error());
+    rows.push_back({std::string(search::mode_name(mode)), std::move(*result), 0});
+    rows.back().accuracy = mean_accuracy(rows.back().result);
+  }
+  // The pretrained model judged on what the online run measured: an honest
+  // accuracy for offline, which measured almost nothing itself.
+  if (auto online_samples = search::samples_from_records(rows[0].result.records);
+      !online_samples.empty())
+    rows[1].accuracy = search::evaluate(*pretrained, online_samples).pairwise;
+  double best = 0;
+  for (const Row& r : rows)
+    best = std::max(best, r.result.best ? r.result.best->gflops() : 0.0);
+  fmt::print("\n{} ({}), {} trials each, log {}\n", dag->name(), params_text(*dag),
+             flags.options.trials, log_path);
+  fmt::print("{:<8} {:>9} {:>9} {:>10} {:>13} {:>10}\n", "mode", "GFLOPS", "vs best", "time (s)",
+             "measurements", "model acc");
+  for (const Row& r : rows) {
+    double g = r.result.best ? r.result.best->gflops() : 0;
+    fmt::print("{:<8} {:>9.2f} {:>9.2f} {:>10.1f} {:>13} {:>10}\n", r.mode, g,
+               best > 0 ? g / best : 0, r.result.seconds, r.result.trials,
+               r.accuracy >= 0 ? fmt::format("{:.2f}", r.accuracy) : std::string("-"));
+  }
+  writer->reset();
+  if (auto err = write_run_report(log_path, flags.report))
+    return fail(*err);
+  fmt::print("model acc: pairwise ranking accuracy on measured configs (online: per round, before "
+             "each update; offline: the pretrained model on the online run's measurements; "
+             "hybrid: on its short list)\n");
+  return 0;
 }
 
 static int target_command(const std::string& triple, const std::string& cpu) {
@@ -422,6 +648,47 @@ int main(int argc, char** argv) {
   tune->add_option("--log", tune_flags.log, "tuning log (default: OPNAME.jsonl)");
   tune->add_flag("--resume", tune_flags.resume, "continue from the log's records of this task");
 
+  TuneFlags compare_flags;
+  compare_flags.options.trials = 64;
+  CLI::App* compare = app.add_subcommand("compare", "online vs offline vs hybrid on one budget");
+  add_op_options(compare, op);
+  add_tune_flags(compare, compare_flags);
+  compare->add_option("--log", compare_flags.log,
+                      "log of the three runs (default: OPNAME.compare.jsonl)");
+
+  std::string data_dir, data_out = "dataset.jsonl";
+  int data_samples = 100;
+  double data_timeout = 10;
+  CLI::App* dataset =
+      app.add_subcommand("dataset", "measure random configs of every op in a folder");
+  dataset->add_option("opdir", data_dir, "folder of .kop files")->required();
+  dataset->add_option("--samples", data_samples, "random configs per task")->capture_default_str();
+  dataset->add_option("--seed", seed, "random seed")->capture_default_str();
+  dataset->add_option("-o,--output", data_out, "the log to write (resumed if it exists)")
+      ->capture_default_str();
+  dataset->add_option("--timeout", data_timeout, "seconds per candidate")->capture_default_str();
+
+  std::vector<std::string> data_files, holdout_ops;
+  std::string model_out = "kiln.model", holdout = "none";
+  CLI::App* train = app.add_subcommand("train", "train a cost model on logs");
+  train->add_option("data", data_files, "logs (JSON lines)")->required();
+  train->add_option("-o,--output", model_out, "the model file")->capture_default_str();
+  train->add_option("--holdout", holdout, "none | shapes | ops: hold tasks out to evaluate on")
+      ->capture_default_str();
+  train->add_option("--holdout-op", holdout_ops, "with --holdout ops: an op to hold out");
+
+  std::string model_in;
+  CLI::App* evaluate = app.add_subcommand("evaluate", "how well a model ranks logged configs");
+  evaluate->add_option("model", model_in, "model file")->required();
+  evaluate->add_option("data", data_files, "logs (JSON lines)")->required();
+
+  std::vector<std::string> report_logs, baselines;
+  std::string report_out = "report.html";
+  CLI::App* report_cmd = app.add_subcommand("report", "draw an HTML report of tuning logs");
+  report_cmd->add_option("logs", report_logs, "tuning logs (JSON lines)")->required();
+  report_cmd->add_option("-o,--output", report_out, "the HTML file")->capture_default_str();
+  report_cmd->add_option("--baseline", baselines, "a library baseline LABEL=GFLOPS (repeatable)");
+
   std::vector<std::string> logs;
   CLI::App* best = app.add_subcommand("best", "list the best config of every task in logs");
   best->add_option("logs", logs, "tuning logs (JSON lines)")->required();
@@ -435,6 +702,31 @@ int main(int argc, char** argv) {
       ->capture_default_str();
 
   CLI11_PARSE(app, argc, argv);
+  g_command = command_line(argc, argv);
+  if (report_cmd->parsed()) {
+    report::ReportOptions options;
+    options.command = g_command;
+    for (const std::string& b : baselines) {
+      auto eq = b.find('=');
+      char* end = nullptr;
+      double g = eq == std::string::npos ? 0 : std::strtod(b.c_str() + eq + 1, &end);
+      if (eq == std::string::npos || !end || *end != '\0')
+        return fail(Error("bad-option", fmt::format("--baseline {}: write LABEL=GFLOPS", b)));
+      options.baselines.push_back({b.substr(0, eq), g, ""});
+    }
+    if (auto err = report::write_report(report_logs, report_out, options))
+      return fail(*err);
+    fmt::print("report written to {}\n", report_out);
+    return 0;
+  }
+  if (compare->parsed())
+    return compare_command(op, compare_flags);
+  if (dataset->parsed())
+    return dataset_command(data_dir, data_samples, seed, data_out, data_timeout);
+  if (train->parsed())
+    return train_command(data_files, model_out, holdout, holdout_ops);
+  if (evaluate->parsed())
+    return evaluate_command(model_in, data_files);
   if (tune->parsed())
     return tune_command(op, tune_flags);
   if (space_cmd->parsed())

@@ -10,6 +10,7 @@
 #include "kiln/measure/measurer.h"
 #include "kiln/measure/tuning_log.h"
 #include "kiln/model/cost_model.h"
+#include "kiln/model/metrics.h"
 
 #include <functional>
 #include <string>
@@ -52,6 +53,30 @@ std::optional<Error> collect_dataset(const std::vector<std::string>& op_files,
                                      const std::vector<measure::Record>& existing,
                                      measure::LogWriter& log,
                                      const std::function<void(const DatasetProgress&)>& progress);
+
+/// Records divided for a held-out evaluation.
+struct Split {
+  std::vector<measure::Record> train, test;
+};
+
+/// Unseen shapes: for every op with several tasks, its tasks of the middle
+/// size (by flops; the larger of two middles) go to `test`, the rest to
+/// `train`. Ops with a single task stay in `train`.
+Split split_unseen_shapes(const std::vector<measure::Record>& records);
+/// Unseen ops: every task of the named ops goes to `test`.
+Split split_unseen_ops(const std::vector<measure::Record>& records,
+                       const std::vector<std::string>& ops);
+
+/// How well a model ranks the programs of each task.
+struct Evaluation {
+  double pairwise = -1;      ///< pairwise ranking accuracy within tasks
+  double top1 = 0, top5 = 0; ///< mean over tasks of (true best of the top-k picks / true best)
+  int programs = 0, tasks = 0;
+  std::vector<std::pair<std::string, double>> top1_per_task;
+  std::string describe() const;
+};
+
+Evaluation evaluate(model::CostModel& model, const std::vector<model::Sample>& samples);
 
 } // namespace kiln::search
 

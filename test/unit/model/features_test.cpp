@@ -21,7 +21,7 @@ TEST_CASE("every column has a unique name", "[model][features]") {
   REQUIRE(column(std::vector<float>(names.size(), 0.0f), "arith_intensity_9") == 0);
 }
 
-/// The row of the statement that stores to `buffer` and reads `other`.
+/// The matmul's update row (the one with multiply-adds), or its first other row.
 static const std::vector<float>* find_row(const model::ProgramFeatures& f, bool update) {
   for (const auto& row : f.rows)
     if ((column(row, "float_mad") > 0) == update)
@@ -48,7 +48,7 @@ static schedule::State tiled_matmul(const ir::ComputeDAG& dag) {
   return s;
 }
 
-TEST_CASE("naive and tiled matmul differ in vectors, unrolling and reuse", "[model][features]") {
+TEST_CASE("naive and tiled matmul differ in vectors and unrolling and reuse", "[model][features]") {
   ir::ComputeDAG dag = test::matmul_dag(64, 64, 64);
   model::ProgramFeatures naive = model::extract_features(schedule::lower_naive(dag));
   model::ProgramFeatures tiled =

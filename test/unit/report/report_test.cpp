@@ -312,6 +312,26 @@ TEST_CASE("the report of several tasks names each task", "[report]") {
   chart(html, "curve-trials-1");
 }
 
+TEST_CASE("the report places template configs by their knobs", "[report]") {
+  LoadedLog log;
+  TaskInfo t = task_info();
+  for (int i = 0; i < 12; ++i) {
+    Record r = record(t, "online/grid/seed=1", i, 1 / (10.0 + i));
+    r.config.template_name = "matmul_tiles";
+    r.config.knobs = {{"tile_i", i % 4}, {"tile_j", i / 4}, {"unroll", 0}};
+    log.records.push_back(r);
+  }
+  std::string html = report::render_report(log);
+  require_page(html);
+  std::string space = chart(html, "space-0");
+  REQUIRE(count(space, "class=\"pt\"") == 12);
+  REQUIRE(space.find("tile_i") != std::string::npos);
+  REQUIRE(space.find("tile_j") != std::string::npos);
+  REQUIRE(space.find("unroll (value") == std::string::npos); // it never varies
+  REQUIRE(section(html, "best-configs").find("matmul_tiles tile_i=3 tile_j=2") !=
+          std::string::npos);
+}
+
 TEST_CASE("write_report writes the page or says why it cannot", "[report]") {
   auto dir = std::filesystem::temp_directory_path() / "kiln_report_test";
   std::filesystem::create_directories(dir);
