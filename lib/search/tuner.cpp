@@ -32,13 +32,13 @@ std::optional<Mode> parse_mode(std::string_view name) {
   return std::nullopt;
 }
 
-/// The model's pairwise accuracy on one batch of measurements (one task).
-static double batch_accuracy(const std::vector<double>& scores,
-                             const std::vector<measure::Record>& records) {
+/// The model's pairwise accuracy on one batch of measurements (one task),
+/// from the scores the records carry; -1 when none was scored.
+static double batch_accuracy(const std::vector<measure::Record>& records) {
   std::vector<model::Scored> scored;
-  for (size_t i = 0; i < records.size(); ++i)
-    scored.push_back(
-        {"", scores[i], records[i].result.ok() ? 1.0 / records[i].result.median() : 0.0});
+  for (const measure::Record& r : records)
+    if (!std::isnan(r.predicted))
+      scored.push_back({"", r.predicted, r.result.ok() ? 1.0 / r.result.median() : 0.0});
   return model::pairwise_accuracy(scored);
 }
 
@@ -137,8 +137,12 @@ std::vector<measure::Record> Tuner::measure_points(const std::vector<Point>& poi
   std::vector<double> kept_scores;
   for (size_t i = 0; i < points.size(); ++i) {
     measure::Config c = space_.config(points[i]);
-    if (measured_configs_.count(c.key()))
-      continue; // the same program from another point
+    if (measured_configs_.count(c.key())) {
+      // The same program as a measured one, from another point: never
+      // propose this point again either.
+      ctx_.measured_keys.insert(point_key(points[i]));
+      continue;
+    }
     measured_configs_.insert(c.key());
     configs.push_back(std::move(c));
     kept.push_back(points[i]);
@@ -161,6 +165,9 @@ std::vector<measure::Record> Tuner::measure_points(const std::vector<Point>& poi
       result.stop_reason = "cannot write the log: " + err->message();
   return records;
 }
+
+/// Rounds in a row without a new measurement before a run gives up.
+constexpr int kMaxStaleRounds = 20;
 
 static double gflops_of(const std::optional<measure::Record>& r) {
   return r ? r->gflops() : 0;
@@ -197,6 +204,7 @@ Expected<TuneResult> Tuner::run_online(const std::function<void(const RoundStats
         (void)task_.log->append({r});
     }
   }
+  int stale_rounds = 0;
   for (int round = 0; result.trials < options_.trials; ++round) {
     if (out_of_time(clock.elapsed_ms() / 1e3)) {
       result.stop_reason = "time budget spent";
@@ -225,11 +233,17 @@ Expected<TuneResult> Tuner::run_online(const std::function<void(const RoundStats
     st.sample_seconds = stage.lap_ms() / 1e3;
     std::vector<measure::Record> records = measure_points(points, result, scores);
     st.measured = static_cast<std::int64_t>(records.size());
+    // Proposals that all turn out to be programs measured already (other
+    // points, same steps) spend no budget: stop before that loops forever.
+    stale_rounds = records.empty() ? stale_rounds + 1 : 0;
+    if (stale_rounds >= kMaxStaleRounds)
+      result.stop_reason = fmt::format("{} rounds in a row proposed only configs measured "
+                                       "already; the space looks exhausted",
+                                       kMaxStaleRounds);
     for (const measure::Record& r : records)
       st.errors += r.result.ok() ? 0 : 1;
     st.measure_seconds = stage.lap_ms() / 1e3;
-    if (!scores.empty() && scores.size() == records.size())
-      st.model_accuracy = batch_accuracy(scores, records);
+    st.model_accuracy = batch_accuracy(records);
     if ((*strategy)->uses_model())
       retrain();
     st.update_seconds = stage.lap_ms() / 1e3;
@@ -365,8 +379,7 @@ Expected<TuneResult> Tuner::run_hybrid(const std::function<void(const RoundStats
     }
     std::vector<measure::Record> records = measure_points(batch, result, scores);
     st.measured = static_cast<std::int64_t>(records.size());
-    if (records.size() == scores.size())
-      st.model_accuracy = batch_accuracy(scores, records);
+    st.model_accuracy = batch_accuracy(records);
     for (const measure::Record& r : records)
       st.errors += r.result.ok() ? 0 : 1;
     st.measure_seconds = stage.elapsed_ms() / 1e3;

@@ -453,7 +453,8 @@ samples_of(const std::vector<measure::Record>& records) {
 }
 
 static int train_command(const std::vector<std::string>& data, const std::string& out,
-                         const std::string& holdout, const std::vector<std::string>& holdout_ops) {
+                         const std::string& holdout, const std::vector<std::string>& holdout_ops,
+                         const model::XGBoostParams& params) {
   auto log = load_logs_verbose(data);
   if (!log)
     return fail(log.error());
@@ -467,7 +468,7 @@ static int train_command(const std::vector<std::string>& data, const std::string
   auto train = samples_of(split.train);
   if (!train)
     return fail(train.error());
-  model::XGBoostModel m;
+  model::XGBoostModel m(params);
   m.set_target(codegen::Target::host().cpu);
   Stopwatch clock;
   m.train(*train);
@@ -676,6 +677,15 @@ int main(int argc, char** argv) {
   train->add_option("--holdout", holdout, "none | shapes | ops: hold tasks out to evaluate on")
       ->capture_default_str();
   train->add_option("--holdout-op", holdout_ops, "with --holdout ops: an op to hold out");
+  model::XGBoostParams xgb;
+  train->add_option("--max-depth", xgb.max_depth, "XGBoost tree depth")->capture_default_str();
+  train->add_option("--eta", xgb.eta, "XGBoost learning rate")->capture_default_str();
+  train->add_option("--min-child-weight", xgb.min_child_weight, "XGBoost min_child_weight")
+      ->capture_default_str();
+  train
+      ->add_option("--min-weight", xgb.min_weight,
+                   "least sample weight (weights are labels; above 0 slow configs count too)")
+      ->capture_default_str();
 
   std::string model_in;
   CLI::App* evaluate = app.add_subcommand("evaluate", "how well a model ranks logged configs");
@@ -724,7 +734,7 @@ int main(int argc, char** argv) {
   if (dataset->parsed())
     return dataset_command(data_dir, data_samples, seed, data_out, data_timeout);
   if (train->parsed())
-    return train_command(data_files, model_out, holdout, holdout_ops);
+    return train_command(data_files, model_out, holdout, holdout_ops, xgb);
   if (evaluate->parsed())
     return evaluate_command(model_in, data_files);
   if (tune->parsed())
