@@ -198,6 +198,20 @@ TEST_CASE("every op in ops/ has a random-schedule test", "[e2e][property]") {
   REQUIRE(files == tested);
 }
 
+TEST_CASE("random schedules are the same for the same seed", "[e2e][property]") {
+  auto dag = ir::parse_op_file(test::op_file("conv2d_nchw").string(),
+                               test::small_shapes().at("conv2d_nchw"));
+  REQUIRE(dag.ok());
+  std::set<std::string> distinct;
+  for (std::uint64_t seed = 0; seed < 20; ++seed) {
+    std::string a = test::random_schedule(*dag, seed).to_string();
+    std::string b = test::random_schedule(*dag, seed).to_string();
+    REQUIRE(a == b);
+    distinct.insert(a);
+  }
+  CHECK(distinct.size() >= 18);
+}
+
 #define KILN_PROPERTY_TEST(OP)                                                                     \
   TEST_CASE("random schedules of " OP " match the interpreter", "[e2e][property]") {               \
     check_random_schedules(OP, property_ops().at(OP));                                             \
