@@ -1,7 +1,6 @@
 #include "kiln/measure/reference.h"
 
-#include "kiln/codegen/compiler.h"
-#include "kiln/codegen/jit.h"
+#include "kiln/measure/run.h"
 #include "kiln/schedule/lower.h"
 
 #include <fmt/format.h>
@@ -11,20 +10,11 @@ namespace kiln::measure {
 Expected<Reference> Reference::create(const ir::ComputeDAG& dag, const codegen::Target& target,
                                       std::uint64_t seed, const CheckOptions& options) {
   return catch_user_error([&]() -> Expected<Reference> {
-    auto compiler = codegen::Compiler::create(target);
-    if (!compiler)
-      return compiler.error();
-    auto object = (*compiler)->compile(schedule::lower_naive(dag));
-    if (!object)
-      return object.error();
-    auto jit = codegen::Jit::create();
-    if (!jit)
-      return jit.error();
-    auto kernel = (*jit)->load(*object);
-    if (!kernel)
-      return kernel.error();
+    auto compiled = jit_compile(schedule::lower_naive(dag), target);
+    if (!compiled)
+      return compiled.error();
     ArgumentBuffers buffers(dag, seed);
-    (*kernel)->run(buffers.pointers());
+    compiled->kernel->run(buffers.pointers());
     Reference ref;
     ref.seed_ = seed;
     ref.options_ = options;

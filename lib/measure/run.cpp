@@ -19,30 +19,37 @@ std::string RunReport::describe() const {
                      compile.codegen_ms, link_ms);
 }
 
+Expected<JitKernel> jit_compile(const schedule::LoweredFunc& func, const codegen::Target& target) {
+  auto compiler = codegen::Compiler::create(target);
+  if (!compiler)
+    return compiler.error();
+  auto object = (*compiler)->compile(func);
+  if (!object)
+    return object.error();
+  auto jit = codegen::Jit::create();
+  if (!jit)
+    return jit.error();
+  auto kernel = (*jit)->load(*object);
+  if (!kernel)
+    return kernel.error();
+  return JitKernel{std::move(*jit), std::move(*kernel), object->times};
+}
+
 Expected<RunReport> compile_and_run(const ir::ComputeDAG& dag, const schedule::LoweredFunc& func,
                                     const codegen::Target& target, const RunOptions& options) {
   return catch_user_error([&]() -> Expected<RunReport> {
-    auto compiler = codegen::Compiler::create(target);
-    if (!compiler)
-      return compiler.error();
-    auto object = (*compiler)->compile(func);
-    if (!object)
-      return object.error();
-    auto jit = codegen::Jit::create();
-    if (!jit)
-      return jit.error();
-    auto kernel = (*jit)->load(*object);
-    if (!kernel)
-      return kernel.error();
-
+    auto compiled = jit_compile(func, target);
+    if (!compiled)
+      return compiled.error();
+    codegen::LoadedKernel& kernel = *compiled->kernel;
     RunReport report;
     report.flops = dag.flop_count();
-    report.compile = object->times;
-    report.link_ms = (*kernel)->link_ms();
+    report.compile = compiled->times;
+    report.link_ms = kernel.link_ms();
     ArgumentBuffers buffers(dag, options.seed);
-    (*kernel)->run(buffers.pointers());
+    kernel.run(buffers.pointers());
     report.check = check_outputs(dag, buffers, options.check);
-    report.timing = time_function([&] { (*kernel)->run(buffers.pointers()); }, options.timing);
+    report.timing = time_function([&] { kernel.run(buffers.pointers()); }, options.timing);
     return report;
   });
 }

@@ -72,30 +72,6 @@ struct Region {
   std::vector<std::int64_t> extent;
 };
 
-/// Replaces loads of inlined stages by their definitions.
-class Inliner : public ir::ExprMutator {
-public:
-  explicit Inliner(const std::map<std::string, const ir::Stage*>& inlined) : inlined_(inlined) {}
-  using ExprMutator::mutate;
-
-protected:
-  Expr mutate(const ir::Load* l, const Expr& self) override {
-    Expr e = ExprMutator::mutate(l, self);
-    const auto* load = e.as<ir::Load>();
-    auto it = inlined_.find(load->tensor);
-    if (it == inlined_.end())
-      return e;
-    const ir::Stage& s = *it->second;
-    std::vector<std::pair<std::string, Expr>> args;
-    for (size_t d = 0; d < s.axes.size(); ++d)
-      args.emplace_back(s.axes[d].name, load->indices[d]);
-    return ir::substitute(s.body, args);
-  }
-
-private:
-  const std::map<std::string, const ir::Stage*>& inlined_;
-};
-
 /// Collects the index lists of every load of one tensor.
 class LoadFinder : public ir::ExprVisitor {
 public:
@@ -218,7 +194,7 @@ public:
     for (size_t i = 0; i < dag_.stages().size(); ++i) {
       const ir::Stage& s = dag_.stage(static_cast<int>(i));
       const StageState& st = state.stages()[i];
-      Expr body = s.body.defined() ? Inliner(inlined).mutate(s.body) : Expr();
+      Expr body = ir::inline_stages(s.body, inlined);
       bodies_.push_back(body);
       if (st.location == Location::Inline) {
         ir::Stage& stored = inlined_storage_[s.name] = s;

@@ -3,12 +3,14 @@
 #define KILN_MEASURE_RUN_H
 
 #include "kiln/codegen/compiler.h"
+#include "kiln/codegen/jit.h"
 #include "kiln/ir/compute_dag.h"
 #include "kiln/measure/checker.h"
 #include "kiln/measure/timer.h"
 #include "kiln/schedule/loop_nest.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace kiln::measure {
@@ -29,6 +31,17 @@ struct RunReport {
   double gflops() const { return timing.median() > 0 ? flops / timing.median() / 1e9 : 0; }
   std::string describe() const;
 };
+
+/// A kernel compiled and loaded into a JIT of its own (the kernel is
+/// unloaded before its JIT goes).
+struct JitKernel {
+  std::unique_ptr<codegen::Jit> jit;
+  std::unique_ptr<codegen::LoadedKernel> kernel;
+  codegen::CompileTimes times;
+};
+
+/// Compiles `func` for `target` and loads it.
+Expected<JitKernel> jit_compile(const schedule::LoweredFunc& func, const codegen::Target& target);
 
 /// JIT-compiles `func` (a lowering of `dag`) for `target`, runs it on seeded
 /// inputs, compares with the interpreter, and times it.
