@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -29,6 +30,24 @@ extern "C" void kiln_rt_free(void* ptr) {
 
 namespace {
 
+/// How long an idle worker polls for the next job before it sleeps. Waking a
+/// sleeping thread through the condition variable costs ~30 µs on a VM
+/// (docs/benchmarks.md, "Limitations found" 7); a tuner or a network runs
+/// kernels back to back, so the next job usually comes well within this.
+constexpr std::chrono::microseconds kWorkerSpin{100};
+
+/// Tells the core a spin-wait loop is running (frees the sibling hyperthread,
+/// saves power) without giving up the time slice.
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#else
+  std::this_thread::yield();
+#endif
+}
+
 /// True on a thread that is running an iteration of a parallel loop.
 thread_local bool in_parallel_loop = false;
 
@@ -48,6 +67,7 @@ public:
       std::lock_guard<std::mutex> lock(mutex_);
       stop_ = true;
     }
+    stopping_.store(true, std::memory_order_relaxed);
     wake_.notify_all();
     for (std::thread& t : workers_)
       t.join();
@@ -89,6 +109,7 @@ private:
     while (true) {
       Job job;
       std::uint64_t generation;
+      spin_for_job(seen);
       {
         std::unique_lock<std::mutex> lock(mutex_);
         wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
@@ -98,6 +119,23 @@ private:
         job = job_;
       }
       work(job, generation);
+    }
+  }
+
+  /// Polls, for up to kWorkerSpin, until a job later than `seen` is
+  /// published (its generation is the high half of claim_) or the pool
+  /// stops; the caller then takes the job under the mutex as usual.
+  void spin_for_job(std::uint64_t seen) const {
+    const auto deadline = std::chrono::steady_clock::now() + kWorkerSpin;
+    while (true) {
+      for (int i = 0; i < 64; ++i) {
+        if ((claim_.load(std::memory_order_acquire) >> 32) != seen ||
+            stopping_.load(std::memory_order_relaxed))
+          return;
+        cpu_relax();
+      }
+      if (std::chrono::steady_clock::now() >= deadline)
+        return;
     }
   }
 
@@ -129,6 +167,7 @@ private:
   std::mutex mutex_;
   std::condition_variable wake_, done_;
   bool stop_ = false;
+  std::atomic<bool> stopping_{false}; ///< stop_, for workers that spin without the mutex
   std::uint64_t generation_ = 0;
   Job job_;
   std::atomic<std::uint64_t> claim_{0};

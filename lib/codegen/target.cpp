@@ -52,7 +52,14 @@ Expected<std::unique_ptr<llvm::TargetMachine>> create_target_machine(const Targe
   return tm;
 }
 
-/// The fixed vector register width the backend's cost model reports.
+/// The widest vector register the CPU's features give: LLVM's cost model
+/// answers with the CPU's *preferred* width, which for many AVX-512 parts
+/// (Skylake-X through Rocket Lake and the server cores a hypervisor reports
+/// under those names) is 256 bits, chosen to avoid the clock drop of 512-bit
+/// instructions in mixed code. Tensor kernels are long FMA loops where the
+/// 512-bit path is more than twice as fast (docs/benchmarks.md), so kiln asks
+/// for the widest registers and marks its kernels with that width
+/// ("prefer-vector-width"), so that LLVM's own vectorisers agree.
 static int vector_width_bits(llvm::TargetMachine& tm) {
   llvm::LLVMContext ctx;
   llvm::Module m("probe", ctx);
@@ -61,6 +68,7 @@ static int vector_width_bits(llvm::TargetMachine& tm) {
                                     llvm::Function::ExternalLinkage, "probe", m);
   fn->addFnAttr("target-cpu", tm.getTargetCPU());
   fn->addFnAttr("target-features", tm.getTargetFeatureString());
+  fn->addFnAttr("prefer-vector-width", "512");
   llvm::TargetTransformInfo tti = tm.getTargetTransformInfo(*fn);
   auto bits = tti.getRegisterBitWidth(llvm::TargetTransformInfo::RGK_FixedWidthVector);
   return static_cast<int>(bits.getFixedValue());

@@ -1,6 +1,9 @@
 #include "kiln/ir/linear_form.h"
 
+#include "kiln/ir/expr_visitor.h"
+
 #include <algorithm>
+#include <vector>
 
 namespace kiln::ir {
 
@@ -82,6 +85,143 @@ Expr to_expr(const LinearForm& form) {
   if (form.constant == 0)
     return out;
   return form.constant > 0 ? out + Expr(form.constant) : out - Expr(-form.constant);
+}
+
+namespace {
+
+/// Builds atomic forms, numbering the distinct atoms (structurally equal
+/// atoms get one key) of one top-level expression.
+class AtomicLinearizer {
+public:
+  AtomicForm run(const Expr& e) {
+    LinearForm linear = form_of(e);
+    AtomicForm out{std::move(linear), {}};
+    for (size_t i = 0; i < atoms_.size(); ++i)
+      if (out.linear.coeffs.count(key(i)))
+        out.atoms.emplace(key(i), atoms_[i]);
+    return out;
+  }
+
+private:
+  LinearForm form_of(const Expr& e) {
+    if (e.type() != ScalarType::I64)
+      return atom(e);
+    if (const auto* i = e.as<IntImm>())
+      return LinearForm{{}, i->value};
+    if (const auto* v = e.as<Var>())
+      return LinearForm{{{v->name, 1}}, 0};
+    if (const auto* c = e.as<Cast>())
+      return c->value.type() == ScalarType::I64 ? form_of(c->value) : atom(e);
+    const auto* b = e.as<Binary>();
+    if (!b)
+      return atom(e);
+    LinearForm x = form_of(b->a), y = form_of(b->b);
+    switch (b->op) {
+    case BinaryOp::Add:
+      return added(x, y, 1);
+    case BinaryOp::Sub:
+      return added(x, y, -1);
+    case BinaryOp::Mul:
+      if (x.coeffs.empty())
+        return scaled(y, x.constant);
+      if (y.coeffs.empty())
+        return scaled(x, y.constant);
+      break;
+    case BinaryOp::Div:
+    case BinaryOp::Mod:
+      if (x.coeffs.empty() && y.coeffs.empty() && y.constant != 0)
+        return *linearize(Binary::make(b->op, Expr(x.constant), Expr(y.constant)));
+      break;
+    case BinaryOp::Min:
+    case BinaryOp::Max:
+      break;
+    }
+    // Not affine: one atom over canonical operands, so that `(a + b - b) % 4`
+    // and `a % 4` are the same atom.
+    return atom(Binary::make(b->op, rebuild(x), rebuild(y)));
+  }
+
+  Expr rebuild(const LinearForm& f) {
+    AtomicForm form{f, {}};
+    for (const auto& [k, c] : f.coeffs)
+      if (AtomicForm::is_atom_key(k))
+        form.atoms.emplace(k, atoms_[index(k)]);
+    return to_expr(form);
+  }
+
+  LinearForm atom(const Expr& e) {
+    for (size_t i = 0; i < atoms_.size(); ++i)
+      if (equal(atoms_[i], e))
+        return LinearForm{{{key(i), 1}}, 0};
+    atoms_.push_back(e);
+    return LinearForm{{{key(atoms_.size() - 1), 1}}, 0};
+  }
+
+  static std::string key(size_t i) {
+    // Zero-padded so that keys sort in the order atoms were first met.
+    std::string digits = std::to_string(i);
+    return std::string(1, AtomicForm::kAtomKeyPrefix) + std::string(8 - digits.size(), '0') +
+           digits;
+  }
+  static size_t index(const std::string& key) { return std::stoul(key.substr(1)); }
+
+  std::vector<Expr> atoms_;
+};
+
+class UsesVar : public ExprVisitor {
+public:
+  explicit UsesVar(const std::string& v) : name(v) {}
+  const std::string& name;
+  bool found = false;
+  using ExprVisitor::visit;
+  void visit(const Var* v) override { found |= v->name == name; }
+};
+
+} // namespace
+
+bool AtomicForm::atoms_use(const std::string& var) const {
+  for (const auto& [k, atom] : atoms) {
+    if (!linear.coeffs.count(k))
+      continue;
+    UsesVar u(var);
+    u.visit(atom);
+    if (u.found)
+      return true;
+  }
+  return false;
+}
+
+std::optional<AtomicForm> linearize_with_atoms(const Expr& e) {
+  if (!is_int(e.type()))
+    return std::nullopt;
+  return AtomicLinearizer().run(e);
+}
+
+Expr to_expr(const AtomicForm& form) {
+  Expr out;
+  auto add_term = [&](Expr term, std::int64_t c) {
+    if (c != 1)
+      term = term * Expr(c);
+    out = out.defined() ? out + term : term;
+  };
+  for (const auto& [k, c] : form.linear.coeffs)
+    if (!AtomicForm::is_atom_key(k))
+      add_term(Var::make(k), c);
+  for (const auto& [k, c] : form.linear.coeffs)
+    if (AtomicForm::is_atom_key(k))
+      add_term(form.atoms.at(k), c);
+  const std::int64_t k = form.linear.constant;
+  if (!out.defined())
+    return Expr(k);
+  if (k == 0)
+    return out;
+  return k > 0 ? out + Expr(k) : out - Expr(-k);
+}
+
+AtomicForm without(AtomicForm form, const std::string& key) {
+  form.linear.coeffs.erase(key);
+  form.atoms.erase(key);
+  return form;
 }
 
 static std::optional<Interval> combine(const Interval& a, const Interval& b, BinaryOp op) {

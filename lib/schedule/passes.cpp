@@ -137,12 +137,14 @@ Stmt remove_unit_loops(const Stmt& stmt) {
   return stmt;
 }
 
-/// The canonical sum of an affine index expression (linearised once, at
-/// its top: linearising every subexpression would be quadratic).
+/// The canonical sum of an index expression (linearised once, at its top:
+/// linearising every subexpression would be quadratic). Non-affine subterms
+/// are atoms, so the `f % 4 * 256` that a fused loop puts in both a region
+/// base and an index cancels.
 static ir::Expr simplify_index(const ir::Expr& e) {
   if (e.type() != ir::ScalarType::I64)
     return e;
-  auto form = ir::linearize(e);
+  auto form = ir::linearize_with_atoms(e);
   return form ? ir::to_expr(*form) : e;
 }
 
