@@ -73,11 +73,12 @@ std::string to_json_line(const Record& r) {
   for (const ir::Param& p : r.task.params)
     params.push_back({p.name, p.value});
   json config = json::object();
-  if (r.config.template_name.empty()) {
-    config["steps"] = json::parse(schedule::steps_to_json(r.config.steps));
-    if (!r.config.point.empty())
-      config["point"] = r.config.point;
-  } else {
+  // A template config keeps the steps its knobs made too, so that replay,
+  // reports and training read it like any other config.
+  config["steps"] = json::parse(schedule::steps_to_json(r.config.steps));
+  if (!r.config.point.empty())
+    config["point"] = r.config.point;
+  if (!r.config.template_name.empty()) {
     config["template"] = r.config.template_name;
     json knobs = json::array();
     for (const auto& [k, v] : r.config.knobs)
@@ -157,17 +158,20 @@ public:
           fail("config.knobs must be [name, choice] pairs");
         r.config.knobs.emplace_back(k[0].get<std::string>(), k[1].get<std::int64_t>());
       }
-    } else {
+    }
+    // Template records may carry knobs alone (as kiln wrote them before
+    // template configs kept their steps).
+    if (!config.contains("template") || config.contains("steps")) {
       auto steps = schedule::steps_from_json(array(config, "steps").dump());
       if (!steps)
         fail("config.steps: " + steps.error().message());
       r.config.steps = std::move(*steps);
-      if (config.contains("point")) {
-        for (const json& x : array(config, "point")) {
-          if (!x.is_number_integer())
-            fail("config.point must be integers");
-          r.config.point.push_back(x.get<std::int64_t>());
-        }
+    }
+    if (config.contains("point")) {
+      for (const json& x : array(config, "point")) {
+        if (!x.is_number_integer())
+          fail("config.point must be integers");
+        r.config.point.push_back(x.get<std::int64_t>());
       }
     }
     const json& result = object(root_, "result");

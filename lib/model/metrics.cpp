@@ -1,6 +1,7 @@
 #include "kiln/model/metrics.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <numeric>
@@ -15,24 +16,48 @@ static std::map<std::string, std::vector<size_t>> by_task(const std::vector<Scor
   return tasks;
 }
 
-double pairwise_accuracy(const std::vector<Scored>& programs) {
+/// Right and judged pairs among the programs `idx` of one task.
+static std::pair<double, double> judge(const std::vector<Scored>& programs,
+                                       const std::vector<size_t>& idx, double min_gap) {
   double right = 0, pairs = 0;
-  for (const auto& [task, idx] : by_task(programs)) {
-    for (size_t a = 0; a < idx.size(); ++a) {
-      const Scored& x = programs[idx[a]];
-      for (size_t b = a + 1; b < idx.size(); ++b) {
-        const Scored& y = programs[idx[b]];
-        if (x.label == y.label)
-          continue;
-        pairs += 1;
-        if (x.score == y.score)
-          right += 0.5;
-        else if ((x.score < y.score) == (x.label < y.label))
-          right += 1;
-      }
+  for (size_t a = 0; a < idx.size(); ++a) {
+    const Scored& x = programs[idx[a]];
+    for (size_t b = a + 1; b < idx.size(); ++b) {
+      const Scored& y = programs[idx[b]];
+      if (x.label == y.label ||
+          std::abs(x.label - y.label) <= min_gap * std::max(std::abs(x.label), std::abs(y.label)))
+        continue;
+      pairs += 1;
+      if (x.score == y.score)
+        right += 0.5;
+      else if ((x.score < y.score) == (x.label < y.label))
+        right += 1;
     }
   }
+  return {right, pairs};
+}
+
+double pairwise_accuracy(const std::vector<Scored>& programs, double min_gap) {
+  double right = 0, pairs = 0;
+  for (const auto& [task, idx] : by_task(programs)) {
+    auto [r, p] = judge(programs, idx, min_gap);
+    right += r;
+    pairs += p;
+  }
   return pairs == 0 ? 0.5 : right / pairs;
+}
+
+PerTaskPairwise pairwise_accuracy_per_task(const std::vector<Scored>& programs, double min_gap) {
+  PerTaskPairwise out;
+  double sum = 0;
+  for (const auto& [task, idx] : by_task(programs)) {
+    auto [r, p] = judge(programs, idx, min_gap);
+    out.per_task.emplace_back(task, p == 0 ? 0.5 : r / p);
+    sum += out.per_task.back().second;
+  }
+  if (!out.per_task.empty())
+    out.mean = sum / static_cast<double>(out.per_task.size());
+  return out;
 }
 
 TopKScore top_k_score(const std::vector<Scored>& programs, int k) {

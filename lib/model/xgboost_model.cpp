@@ -10,7 +10,9 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <sstream>
+#include <string_view>
 
 namespace kiln::model {
 
@@ -87,6 +89,8 @@ void apply_params(BoosterHandle b, const XGBoostParams& p) {
   set_param(b, "lambda", fmt::format("{}", p.lambda));
   set_param(b, "tree_method", p.tree_method);
   set_param(b, "seed", std::to_string(p.seed));
+  set_param(b, "subsample", fmt::format("{}", p.subsample));
+  set_param(b, "colsample_bytree", fmt::format("{}", p.colsample));
   // Custom objective: the margin is the prediction; rows start from 0 so that
   // a program's sum does not grow with its row count.
   set_param(b, "objective", "reg:squarederror");
@@ -157,7 +161,11 @@ nlohmann::json params_json(const XGBoostParams& p) {
           {"early_stopping_rounds", p.early_stopping_rounds},
           {"min_improvement", p.min_improvement},
           {"continue_rounds", p.continue_rounds},
-          {"min_weight", p.min_weight}};
+          {"min_weight", p.min_weight},
+          {"objective", to_string(p.objective)},
+          {"pair_gap", p.pair_gap},
+          {"subsample", p.subsample},
+          {"colsample", p.colsample}};
 }
 
 XGBoostParams params_from_json(const nlohmann::json& j) {
@@ -176,6 +184,12 @@ XGBoostParams params_from_json(const nlohmann::json& j) {
   p.min_improvement = j.value("min_improvement", d.min_improvement);
   p.continue_rounds = j.value("continue_rounds", d.continue_rounds);
   p.min_weight = j.value("min_weight", d.min_weight);
+  // A file written before objectives existed was trained on the pack-sum.
+  p.objective = objective_from_string(j.value("objective", to_string(Objective::PackSum)))
+                    .value_or(d.objective);
+  p.pair_gap = j.value("pair_gap", d.pair_gap);
+  p.subsample = j.value("subsample", d.subsample);
+  p.colsample = j.value("colsample", d.colsample);
   return p;
 }
 
@@ -190,7 +204,112 @@ std::string checksum(const char* data, std::size_t n) {
   return fmt::format("{:016x}", h);
 }
 
+/// The training pairs of the rank objective: (faster, slower) programs of
+/// the same task whose labels differ by more than `gap` of the larger.
+std::vector<std::pair<std::size_t, std::size_t>>
+rank_pairs(const std::vector<const std::string*>& tasks, const std::vector<double>& labels,
+           double gap) {
+  std::map<std::string_view, std::vector<std::size_t>> by_task;
+  for (std::size_t p = 0; p < tasks.size(); ++p)
+    by_task[*tasks[p]].push_back(p);
+  std::vector<std::pair<std::size_t, std::size_t>> pairs;
+  for (const auto& [task, idx] : by_task)
+    for (std::size_t a = 0; a < idx.size(); ++a)
+      for (std::size_t b = a + 1; b < idx.size(); ++b) {
+        std::size_t hi = idx[a], lo = idx[b];
+        if (labels[hi] < labels[lo])
+          std::swap(hi, lo);
+        if (labels[hi] - labels[lo] <= gap * labels[hi] || labels[hi] == labels[lo])
+          continue;
+        pairs.emplace_back(hi, lo);
+      }
+  return pairs;
+}
+
+/// Per-program gradient and hessian of the objective with respect to the
+/// pack-sums, and the loss reported for early stopping.
+struct ProgramGradients {
+  std::vector<double> grad, hess;
+  double loss = 0;
+};
+
+/// Ansor's pack-sum regression: w·(s − y)²/2; the loss is the weighted RMSE.
+ProgramGradients pack_sum_gradients(const std::vector<double>& sums,
+                                    const std::vector<double>& labels,
+                                    const std::vector<double>& weights, double weight_sum) {
+  ProgramGradients g;
+  g.grad.resize(sums.size());
+  g.hess.resize(sums.size());
+  for (std::size_t p = 0; p < sums.size(); ++p) {
+    const double r = sums[p] - labels[p];
+    g.grad[p] = weights[p] * r;
+    g.hess[p] = weights[p];
+    g.loss += weights[p] * r * r;
+  }
+  g.loss = weight_sum > 0 ? std::sqrt(g.loss / weight_sum) : 0;
+  return g;
+}
+
+/// Pairwise logistic loss log(1 + exp(−(s_hi − s_lo))) per pair. Every
+/// program's gradient and hessian are divided by its number of pairs, so a
+/// program weighs the same in a task of 20 programs as in one of 110
+/// (otherwise the big tasks would decide every split). The loss is the mean
+/// over pairs.
+ProgramGradients rank_gradients(const std::vector<double>& sums,
+                                const std::vector<std::pair<std::size_t, std::size_t>>& pairs,
+                                const std::vector<double>& pairs_of) {
+  ProgramGradients g;
+  g.grad.assign(sums.size(), 0.0);
+  g.hess.assign(sums.size(), 0.0);
+  for (const auto& [hi, lo] : pairs) {
+    const double d = sums[hi] - sums[lo];
+    // σ(−d): the probability the pair is ordered wrong; computed stably.
+    const double wrong = d >= 0 ? std::exp(-d) / (1 + std::exp(-d)) : 1 / (1 + std::exp(d));
+    g.loss += d >= 0 ? std::log1p(std::exp(-d)) : -d + std::log1p(std::exp(d));
+    const double h = wrong * (1 - wrong);
+    g.grad[hi] -= wrong;
+    g.grad[lo] += wrong;
+    g.hess[hi] += h;
+    g.hess[lo] += h;
+  }
+  for (std::size_t p = 0; p < sums.size(); ++p) {
+    if (pairs_of[p] > 0) {
+      g.grad[p] /= pairs_of[p];
+      // A floor keeps the Newton step finite once a program's pairs are all
+      // confidently right.
+      g.hess[p] = std::max(g.hess[p] / pairs_of[p], 1e-6);
+    } else {
+      g.hess[p] = 1e-6;
+    }
+  }
+  g.loss = pairs.empty() ? 0 : g.loss / static_cast<double>(pairs.size());
+  return g;
+}
+
 } // namespace
+
+std::optional<Objective> objective_from_string(const std::string& name) {
+  if (name == "pack-sum")
+    return Objective::PackSum;
+  if (name == "rank")
+    return Objective::Rank;
+  return std::nullopt;
+}
+
+XGBoostParams offline_training_params() {
+  XGBoostParams p;
+  p.objective = Objective::Rank;
+  p.max_depth = 6;
+  p.min_child_weight = 2;
+  p.subsample = 0.7;
+  p.colsample = 0.5;
+  p.max_rounds = 150;
+  return p;
+}
+
+std::string to_string(Objective objective) {
+  return objective == Objective::Rank ? "rank" : "pack-sum";
+}
 
 XGBoostModel::XGBoostModel(XGBoostParams params) : params_(std::move(params)) {}
 
@@ -268,10 +387,12 @@ void XGBoostModel::continue_training(const std::vector<Sample>& samples) {
 void XGBoostModel::fit(const std::vector<Sample>& samples, bool from_scratch) {
   std::vector<const ProgramFeatures*> ptrs;
   std::vector<double> labels, weights;
+  std::vector<const std::string*> tasks;
   for (const Sample& s : samples) {
     if (s.features.rows.empty())
       continue;
     ptrs.push_back(&s.features);
+    tasks.push_back(&s.task);
     labels.push_back(s.label);
     weights.push_back(std::max(s.label, params_.min_weight));
   }
@@ -308,6 +429,16 @@ void XGBoostModel::fit(const std::vector<Sample>& samples, bool from_scratch) {
     double weight_sum = 0;
     for (double w : weights)
       weight_sum += w;
+    const bool rank = params_.objective == Objective::Rank;
+    std::vector<std::pair<std::size_t, std::size_t>> pairs;
+    std::vector<double> pairs_of(programs, 0.0);
+    if (rank) {
+      pairs = rank_pairs(tasks, labels, params_.pair_gap);
+      for (const auto& [hi, lo] : pairs) {
+        pairs_of[hi] += 1;
+        pairs_of[lo] += 1;
+      }
+    }
 
     std::vector<float> grad(m.rows), hess(m.rows);
     double best_loss = std::numeric_limits<double>::infinity();
@@ -322,25 +453,23 @@ void XGBoostModel::fit(const std::vector<Sample>& samples, bool from_scratch) {
             "PredictFromDMatrix");
       check_shape(shape, dim, m, "PredictFromDMatrix");
       std::vector<double> sums = pack_sums(m, programs, preds);
-      double loss = 0;
-      for (std::size_t p = 0; p < programs; ++p)
-        loss += weights[p] * (sums[p] - labels[p]) * (sums[p] - labels[p]);
-      loss = weight_sum > 0 ? std::sqrt(loss / weight_sum) : 0;
+      const ProgramGradients pg = rank ? rank_gradients(sums, pairs, pairs_of)
+                                       : pack_sum_gradients(sums, labels, weights, weight_sum);
+      const double loss = pg.loss;
       if (loss < best_loss * (1 - params_.min_improvement) || round == 0) {
         best_loss = loss;
         best_round = round;
       }
       if (round >= max_rounds || round - best_round >= params_.early_stopping_rounds || loss == 0)
         break;
-      // Ansor's pack-sum objective, loss w·(sum − y)²/2 per program. Each row
-      // gets its share of the program's gradient and the full weight as
-      // hessian: when all rows of a program land in one leaf, the Newton step
-      // moves their sum by exactly −(sum − y), and a program counts the same
-      // however many rows it has.
+      // Each row gets its share of the program's gradient and the program's
+      // full hessian: when all rows of a program land in one leaf, the
+      // Newton step moves their sum by exactly −grad/hess (for the pack-sum:
+      // −(sum − y)), and a program counts the same however many rows it has.
       for (std::size_t r = 0; r < m.rows; ++r) {
         const std::size_t p = m.program[r];
-        grad[r] = static_cast<float>(weights[p] * (sums[p] - labels[p]) / rows_of[p]);
-        hess[r] = static_cast<float>(weights[p]);
+        grad[r] = static_cast<float>(pg.grad[p] / rows_of[p]);
+        hess[r] = static_cast<float>(pg.hess[p]);
       }
       check(XGBoosterBoostOneIter(b, dtrain.get(), grad.data(), hess.data(), m.rows),
             "BoostOneIter");

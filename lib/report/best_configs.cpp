@@ -36,7 +36,7 @@ std::string decisions(const measure::Config& c) {
 std::string identity(const measure::Config& c) {
   if (c.point.empty())
     return c.key();
-  std::string s = "point";
+  std::string s = c.template_name + "point";
   for (std::int64_t x : c.point)
     s += fmt::format(",{}", x);
   return s;
@@ -63,8 +63,8 @@ std::vector<const measure::Record*> top(const TaskView& task, std::size_t n) {
 }
 
 std::string loop_nest(const ir::ComputeDAG& dag, const measure::Record& r) {
-  if (!r.config.template_name.empty())
-    return ""; // a template's knobs need the template to become steps
+  if (r.config.steps.empty() && !r.config.template_name.empty())
+    return ""; // an old template record: its knobs need the template to become steps
   auto state = schedule::State::replay(dag, r.config.steps);
   if (!state)
     return "(does not replay on this kiln: " + state.error().message() + ")";
@@ -106,12 +106,12 @@ Section best_configs_section(const LogView& view, const ReportOptions& options) 
       b += fmt::format("<details{}><summary>#{} · {} GFLOPS · trial {} of {}</summary>\n",
                        i == 0 ? " open" : "", i + 1, format_number(r.gflops()), r.trial,
                        escape(r.run));
-      if (r.config.template_name.empty()) {
+      if (!r.config.template_name.empty())
+        b += "<pre>" + escape(decisions(r.config)) + "</pre>\n";
+      if (!r.config.steps.empty() || r.config.template_name.empty()) {
         b += "<p class=\"note\">Schedule file (for <code>kiln run --schedule</code>):</p>\n";
         b += "<pre>" + escape(schedule::schedule_file_text(r.task.op_name, r.config.steps)) +
              "</pre>\n";
-      } else {
-        b += "<pre>" + escape(decisions(r.config)) + "</pre>\n";
       }
       if (dag) {
         std::string nest = loop_nest(*dag, r);

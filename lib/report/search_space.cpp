@@ -34,7 +34,8 @@ struct Group {
 };
 
 std::int64_t decision(const measure::Record& r, std::size_t i) {
-  return r.config.point.empty() ? r.config.knobs[i].second : r.config.point[i + 1];
+  // Template records carry their knobs (and the same numbers as a point).
+  return r.config.knobs.empty() ? r.config.point[i + 1] : r.config.knobs[i].second;
 }
 
 /// The largest group of records that share a sketch (or a template).
@@ -44,19 +45,19 @@ std::optional<Group> largest_group(const TaskView& task) {
   for (const measure::Record* r : task.records) {
     std::string key;
     Group g;
-    if (!r->config.point.empty()) {
-      const auto& p = r->config.point;
-      key = fmt::format("sketch {} / {}", p[0], p.size());
-      g.title = fmt::format("sketch {}", p[0]);
-      for (std::size_t i = 1; i < p.size(); ++i)
-        g.names.push_back(fmt::format("point[{}]", i));
-    } else if (!r->config.knobs.empty()) {
+    if (!r->config.knobs.empty()) {
       key = "template " + r->config.template_name;
       g.title = fmt::format("template {}", r->config.template_name);
       for (const auto& [name, choice] : r->config.knobs) {
         key += "/" + name;
         g.names.push_back(name);
       }
+    } else if (!r->config.point.empty()) {
+      const auto& p = r->config.point;
+      key = fmt::format("sketch {} / {}", p[0], p.size());
+      g.title = fmt::format("sketch {}", p[0]);
+      for (std::size_t i = 1; i < p.size(); ++i)
+        g.names.push_back(fmt::format("point[{}]", i));
     } else {
       continue; // the naive schedule: no decisions
     }

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <tuple>
 #include <unordered_set>
 
 namespace kiln::search {
@@ -27,8 +28,8 @@ std::vector<model::Sample> samples_from_records(const std::vector<measure::Recor
   std::map<std::string, std::optional<ir::ComputeDAG>> dags;
   std::vector<model::Sample> samples;
   for (const measure::Record& r : records) {
-    if (!r.config.template_name.empty())
-      continue; // template configs carry knobs, not steps
+    if (r.config.steps.empty() && !r.config.template_name.empty())
+      continue; // an old template record: knobs alone, no steps to learn from
     auto& dag = dags[r.task.workload_key];
     if (!dag) {
       auto d = measure::dag_of(r);
@@ -166,16 +167,23 @@ std::optional<Error> collect_dataset(const std::vector<std::string>& op_files,
 }
 
 Split split_unseen_shapes(const std::vector<measure::Record>& records) {
-  // Tasks of each op, by flops.
-  std::map<std::string, std::map<double, std::string>> tasks;
-  for (const measure::Record& r : records)
-    tasks[r.task.op_name][r.task.flops] = r.task.workload_key;
+  // Tasks of each op, by size: flops, then the product of the parameters,
+  // since ops without float arithmetic (transpose) have 0 flops at every
+  // shape and keying by flops alone merged their tasks into one, which was
+  // then never held out.
+  std::map<std::string, std::map<std::tuple<double, double, std::string>, std::string>> tasks;
+  for (const measure::Record& r : records) {
+    double size = 1;
+    for (const ir::Param& p : r.task.params)
+      size *= static_cast<double>(std::max<std::int64_t>(1, p.value));
+    tasks[r.task.op_name][{r.task.flops, size, r.task.workload_key}] = r.task.workload_key;
+  }
   std::unordered_set<std::string> held;
-  for (const auto& [op, by_flops] : tasks) {
-    if (by_flops.size() < 2)
+  for (const auto& [op, by_size] : tasks) {
+    if (by_size.size() < 2)
       continue;
-    auto mid = by_flops.begin();
-    std::advance(mid, by_flops.size() / 2);
+    auto mid = by_size.begin();
+    std::advance(mid, by_size.size() / 2);
     held.insert(mid->second);
   }
   Split s;
@@ -209,6 +217,9 @@ Evaluation evaluate(model::CostModel& model, const std::vector<model::Sample>& s
   e.programs = static_cast<int>(samples.size());
   e.tasks = static_cast<int>(tasks.size());
   e.pairwise = model::pairwise_accuracy(scored);
+  e.pairwise_gap = model::pairwise_accuracy(scored, Evaluation::kNoiseGap);
+  e.pairwise_task_mean = model::pairwise_accuracy_per_task(scored).mean;
+  e.pairwise_task_mean_gap = model::pairwise_accuracy_per_task(scored, Evaluation::kNoiseGap).mean;
   model::TopKScore t1 = model::top_k_score(scored, 1), t5 = model::top_k_score(scored, 5);
   e.top1 = t1.mean;
   e.top5 = t5.mean;
@@ -217,9 +228,12 @@ Evaluation evaluate(model::CostModel& model, const std::vector<model::Sample>& s
 }
 
 std::string Evaluation::describe() const {
-  std::string out = fmt::format("{} programs of {} tasks: pairwise accuracy {:.3f}, top-1 {:.3f}, "
-                                "top-5 {:.3f}\n",
-                                programs, tasks, pairwise, top1, top5);
+  std::string out = fmt::format(
+      "{} programs of {} tasks: pairwise accuracy {:.3f}, top-1 {:.3f}, top-5 {:.3f}\n"
+      "  pairwise without near-ties (labels within {:.0f}%): {:.3f}; mean per task {:.3f} "
+      "({:.3f} without near-ties)\n",
+      programs, tasks, pairwise, top1, top5, kNoiseGap * 100, pairwise_gap, pairwise_task_mean,
+      pairwise_task_mean_gap);
   for (const auto& [task, score] : top1_per_task)
     out += fmt::format("  {:<32} top-1 {:.3f}\n", task, score);
   return out;

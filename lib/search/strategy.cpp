@@ -21,19 +21,28 @@ struct OptionField {
   const char* name;
   double StrategyOptions::*real = nullptr;
   int StrategyOptions::*integer = nullptr;
+  const char* help = "";
 };
 const OptionField kOptionFields[] = {
-    {"eps_greedy", &StrategyOptions::eps_greedy, nullptr},
-    {"population", nullptr, &StrategyOptions::population},
-    {"generations", nullptr, &StrategyOptions::generations},
-    {"mutation_prob", &StrategyOptions::mutation_prob, nullptr},
-    {"init_measured_ratio", &StrategyOptions::init_measured_ratio, nullptr},
-    {"sa_chains", nullptr, &StrategyOptions::sa_chains},
-    {"sa_steps", nullptr, &StrategyOptions::sa_steps},
-    {"sa_temperature", &StrategyOptions::sa_temperature, nullptr},
-    {"sa_early_stop", nullptr, &StrategyOptions::sa_early_stop},
-    {"ga_elites", nullptr, &StrategyOptions::ga_elites},
-    {"ga_mutation_prob", &StrategyOptions::ga_mutation_prob, nullptr},
+    {"eps_greedy", &StrategyOptions::eps_greedy, nullptr,
+     "share of each round's picks drawn at random (model-guided strategies)"},
+    {"population", nullptr, &StrategyOptions::population, "evolutionary: population size"},
+    {"generations", nullptr, &StrategyOptions::generations,
+     "evolutionary: generations evolved per round"},
+    {"mutation_prob", &StrategyOptions::mutation_prob, nullptr,
+     "evolutionary: chance a child is a mutation (else a crossover)"},
+    {"init_measured_ratio", &StrategyOptions::init_measured_ratio, nullptr,
+     "evolutionary: share of the initial population taken from the best measured"},
+    {"sa_chains", nullptr, &StrategyOptions::sa_chains, "annealing: parallel chains"},
+    {"sa_steps", nullptr, &StrategyOptions::sa_steps, "annealing: steps per round"},
+    {"sa_temperature", &StrategyOptions::sa_temperature, nullptr,
+     "annealing: starting temperature (falls linearly to 0)"},
+    {"sa_early_stop", nullptr, &StrategyOptions::sa_early_stop,
+     "annealing: stop a round after this many steps without a new best set"},
+    {"ga_elites", nullptr, &StrategyOptions::ga_elites,
+     "genetic: best measured configs always kept as parents"},
+    {"ga_mutation_prob", &StrategyOptions::ga_mutation_prob, nullptr,
+     "genetic: chance of a mutation per child"},
 };
 } // namespace
 
@@ -64,8 +73,10 @@ std::optional<Error> set_strategy_option(StrategyOptions& options, const std::st
 std::string describe_strategy_options(const StrategyOptions& options) {
   std::string out;
   for (const OptionField& f : kOptionFields)
-    out += f.real ? fmt::format("{} = {:g}\n", f.name, options.*f.real)
-                  : fmt::format("{} = {}\n", f.name, options.*f.integer);
+    out += fmt::format("{:<20} = {:<6}  {}\n", f.name,
+                       f.real ? fmt::format("{:g}", options.*f.real)
+                              : fmt::format("{}", options.*f.integer),
+                       f.help);
   return out;
 }
 

@@ -98,6 +98,39 @@ public:
     return false;
   }
 
+  /// An input worth packing for the tiled stage `index`: a placeholder read
+  /// directly (not through an inlined stage) whose indices skip a spatial
+  /// axis but use the last one, so that a packed block of it is reused
+  /// across the skipped axis and contiguous along the vectorised one.
+  /// The name and the stage's spatial axes its indices use; empty if none.
+  std::pair<std::string, std::vector<std::string>> packable_input(int index) const {
+    const ir::Stage& s = dag_.stage(index);
+    const ir::Reduce* r = s.reduction();
+    if (!r || s.axes.size() < 2)
+      return {};
+    Uses u;
+    u.visit(r->body);
+    for (const ir::Load* l : u.loads) {
+      int producer = dag_.find_stage(l->tensor);
+      if (producer < 0 || !dag_.stage(producer).is_placeholder())
+        continue;
+      Uses idx;
+      for (const ir::Expr& e : l->indices)
+        idx.visit(e);
+      bool skips = std::any_of(s.axes.begin(), s.axes.end(), [&](const ir::IterVar& a) {
+        return a.extent > 1 && !idx.vars.count(a.name);
+      });
+      if (!skips || !idx.vars.count(s.axes.back().name))
+        continue;
+      std::vector<std::string> used;
+      for (const ir::IterVar& a : s.axes)
+        if (idx.vars.count(a.name))
+          used.push_back(a.name);
+      return {l->tensor, used};
+    }
+    return {};
+  }
+
   /// The only consumer, when it reads `index` element-wise (same shape,
   /// indexed by exactly its own axes) and is not itself a reduction.
   int elementwise_consumer(int index) const {
@@ -343,6 +376,19 @@ std::vector<Step> Sketch::steps(const SketchConfig& config) const {
       levels[1].push_back(a->axis + ".0");
       levels[3].push_back(a->axis + ".1");
     }
+    // Packing: the packed input's axes outermost in the middle level, so
+    // its panel is copied once per block of them and reused by the others.
+    std::string pack_at;
+    if (!p.pack.empty()) {
+      auto is_pack_axis = [&](const std::string& loop) {
+        std::string axis = loop.substr(0, loop.rfind('.'));
+        return std::find(p.pack_axes.begin(), p.pack_axes.end(), axis) != p.pack_axes.end();
+      };
+      std::stable_partition(levels[2].begin(), levels[2].end(), is_pack_axis);
+      for (const std::string& loop : levels[2])
+        if (is_pack_axis(loop))
+          pack_at = loop;
+    }
     std::vector<std::string> inner_order;
     for (const auto& l : levels)
       inner_order.insert(inner_order.end(), l.begin(), l.end());
@@ -351,6 +397,10 @@ std::vector<Step> Sketch::steps(const SketchConfig& config) const {
     if (w.factors(p.stage, spatial.back()->axis)[3] > 1)
       w.annotate(t, levels[4].back(), Annotation::Vectorize);
     w.pragma(t, unroll);
+    if (!pack_at.empty()) {
+      out.push_back(schedule::CacheReadStep{p.pack, t});
+      out.push_back(schedule::ComputeAtStep{p.pack + ".cache", t, pack_at});
+    }
   }
   return out;
 }
@@ -402,7 +452,7 @@ SketchSpace::SketchSpace(const ir::ComputeDAG& dag, const SpaceParams& params)
             v.plans.push_back(plan_of(PlanKind::Outer, c.name));
           };
           for (int level : {1, 2}) {
-            variant({PlanKind::MultiLevel, s.name, s.name, c.name, axes, false, level},
+            variant({PlanKind::MultiLevel, s.name, s.name, c.name, axes, false, level, "", {}},
                     fmt::format("{} tiled, fused into {} at level {}", s.name, c.name, level));
             strip(next.back());
           }
@@ -412,10 +462,17 @@ SketchSpace::SketchSpace(const ir::ComputeDAG& dag, const SpaceParams& params)
         for (const ir::IterVar& a : s.axes)
           axes.push_back(a.name);
         for (int level : {1, 2})
-          variant({PlanKind::MultiLevel, s.name, s.name + ".local", s.name, axes, true, level},
-                  fmt::format("{} tiled in {}.local at level {}", s.name, s.name, level));
-        variant({PlanKind::MultiLevel, s.name, s.name, "", {}, false, 0},
+          variant(
+              {PlanKind::MultiLevel, s.name, s.name + ".local", s.name, axes, true, level, "", {}},
+              fmt::format("{} tiled in {}.local at level {}", s.name, s.name, level));
+        variant({PlanKind::MultiLevel, s.name, s.name, "", {}, false, 0, "", {}},
                 fmt::format("{} tiled in place", s.name));
+        // Last, so that the sketches logged before it keep their numbers.
+        auto [pack, pack_axes] = an.packable_input(static_cast<int>(i));
+        if (!pack.empty())
+          variant({PlanKind::MultiLevel, s.name, s.name + ".local", s.name, axes, true, 1, pack,
+                   pack_axes},
+                  fmt::format("{} tiled in {}.local at level 1, {} packed", s.name, s.name, pack));
       }
       drafts = std::move(next);
       continue;

@@ -6,6 +6,7 @@
 #include "kiln/ir/parser.h"
 #include "kiln/measure/replay.h"
 #include "kiln/measure/run.h"
+#include "kiln/measure/tuning_curve.h"
 #include "kiln/measure/tuning_log.h"
 #include "kiln/model/xgboost_model.h"
 #include "kiln/report/report.h"
@@ -16,6 +17,7 @@
 #include "kiln/search/progress.h"
 #include "kiln/search/tuner.h"
 #include "kiln/space/sketch.h"
+#include "kiln/space/templates.h"
 #include "kiln/support/error.h"
 #include "kiln/support/stopwatch.h"
 
@@ -153,10 +155,15 @@ static Expected<measure::LoadedLog> load_logs_verbose(const std::vector<std::str
   return log;
 }
 
-static int best_command(const std::vector<std::string>& logs) {
+static int best_command(const std::vector<std::string>& logs,
+                        const std::vector<std::int64_t>& curve) {
   auto log = load_logs_verbose(logs);
   if (!log)
     return fail(log.error());
+  if (!curve.empty()) {
+    fmt::print("{}", measure::curve_table(measure::tuning_curves(*log, curve)));
+    return 0;
+  }
   std::vector<const measure::Record*> best = measure::best_per_task(log->records);
   fmt::print("{} records, {} tasks with a valid config\n", log->records.size(), best.size());
   fmt::print("{}", measure::best_table(best));
@@ -206,10 +213,44 @@ static space::SpaceParams space_params(const codegen::Target& target) {
   return p;
 }
 
-static int space_command(const OpOptions& op, bool sketches, int samples, std::uint64_t seed) {
+/// `kiln space --template NAME`: the template's knobs, its size, or sampled
+/// configs.
+static int template_space_command(const ir::ComputeDAG& dag, const std::string& name, bool size,
+                                  int samples, std::uint64_t seed) {
+  auto t = space::make_template(name, dag, space_params(codegen::Target::host()));
+  if (!t)
+    return fail(t.error());
+  const space::ConfigSpace& sp = (*t)->space();
+  auto n = sp.size();
+  std::string count = n ? std::to_string(*n) : std::string("more than 2^64");
+  if (size) {
+    fmt::print("{}\n", count);
+    return 0;
+  }
+  if (samples <= 0) {
+    fmt::print("template {} for {}: {} configs, {} knobs\n{}", name, dag.name(), count,
+               sp.knobs().size(), sp.describe());
+    return 0;
+  }
+  std::mt19937_64 rng(seed);
+  for (int i = 0; i < samples; ++i) {
+    space::KnobConfig c = sp.sample(rng);
+    fmt::print("config {} (index {}): {}\n  {}\n", i, sp.index_of(c), sp.describe(c),
+               schedule::steps_to_json((*t)->steps(c)));
+  }
+  return 0;
+}
+
+static int space_command(const OpOptions& op, bool sketches, int samples, std::uint64_t seed,
+                         const std::string& template_name, bool size) {
   auto dag = load_op(op);
   if (!dag)
     return fail(dag.error());
+  if (!template_name.empty())
+    return template_space_command(*dag, template_name, size, samples, seed);
+  if (size)
+    return fail(Error("bad-option", "--size counts a template's space: add --template NAME "
+                                    "(the sketch space is sampled, not enumerated)"));
   space::SketchSpace sp(*dag, space_params(codegen::Target::host()));
   if (sketches || samples <= 0) {
     fmt::print("{} sketches for {}\n\n{}", sp.sketches().size(), dag->name(), sp.describe());
@@ -237,6 +278,9 @@ struct TuneFlags {
   double timeout = 10;
   bool no_isolate = false;
   int threads = 0;
+  std::string space;         ///< "sketch" or "template"; empty: sketch unless --template
+  std::string template_name; ///< empty: the template that fits the op
+  std::string config;        ///< TOML file of options
 };
 
 static void add_tune_flags(CLI::App* cmd, TuneFlags& f) {
@@ -265,6 +309,58 @@ static void add_tune_flags(CLI::App* cmd, TuneFlags& f) {
   cmd->add_option("--save-model", f.save_model, "write the model trained during the run");
   cmd->add_option("--threads", f.threads, "threads for parallel loops (default: all cores)");
   cmd->add_option("--report", f.report, "write an HTML report of the run's log to this file");
+  cmd->add_option("--space", f.space,
+                  "sketch (Ansor, the default) | template (AutoTVM knobs; docs/templates.md)")
+      ->check(CLI::IsMember({"sketch", "template"}));
+  cmd->add_option("--template", f.template_name,
+                  "with --space template: the template (default: the one that fits the op)");
+  // A callback, so that it works without an op file: callbacks run before
+  // CLI11 checks required arguments.
+  cmd->add_flag_callback(
+      "--list-options",
+      [] {
+        fmt::print("strategy hyperparameters (--option NAME=VALUE), with their defaults:\n{}",
+                   search::describe_strategy_options(search::StrategyOptions{}));
+        std::exit(0);
+      },
+      "print every strategy hyperparameter with its default, and exit");
+  cmd->add_option("--config", f.config,
+                  "read options from a TOML file, e.g. `trials = 1000` and `option = "
+                  "[\"population=1024\"]` (command-line flags win; docs/tuning.md)");
+}
+
+/// Applies a TOML file's `name = value` lines to the options of `cmd` not
+/// given on the command line. (CLI11 reads config files for the main app
+/// only, and `kiln tune --config FILE` is where users look for it.)
+static std::optional<Error> apply_config_file(CLI::App* cmd, const std::string& path) {
+  if (path.empty())
+    return std::nullopt;
+  std::vector<CLI::ConfigItem> items;
+  try {
+    items = CLI::ConfigTOML().from_file(path);
+  } catch (const CLI::Error& e) {
+    return Error("bad-config", fmt::format("{}: cannot read it as TOML: {}", path, e.what()));
+  }
+  for (const CLI::ConfigItem& item : items) {
+    if (item.name == "++" || item.name == "--")
+      continue; // section markers
+    std::string name = item.fullname();
+    CLI::Option* opt = cmd->get_option_no_throw("--" + name);
+    if (!opt || name == "config")
+      return Error("bad-config",
+                   fmt::format("{}: '{}' is not an option of `kiln {}`; the names are the long "
+                               "options without the dashes (`kiln {} --help`)",
+                               path, name, cmd->get_name(), cmd->get_name()));
+    if (opt->count() > 0)
+      continue; // given on the command line
+    try {
+      opt->add_result(item.inputs);
+      opt->run_callback();
+    } catch (const CLI::Error& e) {
+      return Error("bad-config", fmt::format("{}: {}: {}", path, name, e.what()));
+    }
+  }
+  return std::nullopt;
 }
 
 /// The command line as typed, for reports.
@@ -288,7 +384,9 @@ static std::optional<Error> write_run_report(const std::string& log, const std::
   return std::nullopt;
 }
 
-static std::optional<Error> finish_tune_flags(TuneFlags& f) {
+static std::optional<Error> finish_tune_flags(CLI::App* cmd, TuneFlags& f) {
+  if (auto err = apply_config_file(cmd, f.config))
+    return err;
   auto mode = search::parse_mode(f.mode);
   if (!mode)
     return Error("bad-option", fmt::format("unknown mode '{}'; the modes are online, offline, "
@@ -307,6 +405,31 @@ static std::optional<Error> finish_tune_flags(TuneFlags& f) {
   return std::nullopt;
 }
 
+/// The space `--space` and `--template` ask for.
+static Expected<std::unique_ptr<search::SearchSpace>>
+make_search_space(const ir::ComputeDAG& dag, const codegen::Target& target, const TuneFlags& f) {
+  if (f.space == "sketch" && !f.template_name.empty())
+    return Error("bad-option", fmt::format("--template {} needs --space template (or drop "
+                                           "--space sketch)",
+                                           f.template_name));
+  if (f.space != "template" && f.template_name.empty())
+    return std::unique_ptr<search::SearchSpace>(
+        new search::SketchSearchSpace(dag, space_params(target)));
+  auto t = f.template_name.empty()
+               ? space::match_template(dag, space_params(target))
+               : space::make_template(f.template_name, dag, space_params(target));
+  if (!t)
+    return t.error();
+  return std::unique_ptr<search::SearchSpace>(new search::TemplateSearchSpace(std::move(*t)));
+}
+
+static std::string space_text(const search::SearchSpace& sp) {
+  if (const auto* t = dynamic_cast<const search::TemplateSearchSpace*>(&sp))
+    return fmt::format("template {} ({} configs)", t->templ().name(),
+                       sp.size() ? std::to_string(*sp.size()) : std::string("> 2^64"));
+  return sp.name();
+}
+
 static std::string op_command(const OpOptions& op) {
   std::string s = op.file;
   for (const std::string& kv : op.sets)
@@ -314,8 +437,8 @@ static std::string op_command(const OpOptions& op) {
   return s;
 }
 
-static int tune_command(const OpOptions& op, TuneFlags& flags) {
-  if (auto err = finish_tune_flags(flags))
+static int tune_command(CLI::App* cmd, const OpOptions& op, TuneFlags& flags) {
+  if (auto err = finish_tune_flags(cmd, flags))
     return fail(*err);
   auto dag = load_op(op);
   if (!dag)
@@ -337,7 +460,9 @@ static int tune_command(const OpOptions& op, TuneFlags& flags) {
   } else {
     model = std::make_unique<model::XGBoostModel>();
   }
-  search::SketchSearchSpace sp(*dag, space_params(target));
+  auto sp = make_search_space(*dag, target, flags);
+  if (!sp)
+    return fail(sp.error());
 
   std::string log_path = flags.log.empty() ? dag->name() + ".jsonl" : flags.log;
   std::vector<measure::Record> history;
@@ -351,13 +476,13 @@ static int tune_command(const OpOptions& op, TuneFlags& flags) {
   if (!writer)
     return fail(writer.error());
 
-  search::Tuner tuner({*dag, op.file, target, writer->get()}, sp, **measurer, *model,
+  search::Tuner tuner({*dag, op.file, target, writer->get()}, **sp, **measurer, *model,
                       flags.options);
   if (!history.empty())
     tuner.resume(history);
-  fmt::print("tuning {} ({}) on {} {}: {} mode, {} strategy, {} trials, log {}\n", dag->name(),
-             dag->workload_key(), target.cpu, target.triple, flags.mode, flags.options.strategy,
-             flags.options.trials, log_path);
+  fmt::print("tuning {} ({}) on {} {}: {} space, {} mode, {} strategy, {} trials, log {}\n",
+             dag->name(), dag->workload_key(), target.cpu, target.triple, space_text(**sp),
+             flags.mode, flags.options.strategy, flags.options.trials, log_path);
   bool tty = ::isatty(STDOUT_FILENO);
   std::int64_t errors = 0;
   auto result = tuner.run([&](const search::RoundStats& r) {
@@ -517,8 +642,8 @@ static double mean_accuracy(const search::TuneResult& r) {
   return n ? sum / n : -1;
 }
 
-static int compare_command(const OpOptions& op, TuneFlags& flags) {
-  if (auto err = finish_tune_flags(flags))
+static int compare_command(CLI::App* cmd, const OpOptions& op, TuneFlags& flags) {
+  if (auto err = finish_tune_flags(cmd, flags))
     return fail(*err);
   auto dag = load_op(op);
   if (!dag)
@@ -533,7 +658,9 @@ static int compare_command(const OpOptions& op, TuneFlags& flags) {
   auto measurer = measure::ProgramMeasurer::create(*dag, target, mo);
   if (!measurer)
     return fail(measurer.error());
-  search::SketchSearchSpace sp(*dag, space_params(target));
+  auto sp = make_search_space(*dag, target, flags);
+  if (!sp)
+    return fail(sp.error());
   std::string log_path = flags.log.empty() ? dag->name() + ".compare.jsonl" : flags.log;
   auto writer = measure::LogWriter::open(log_path);
   if (!writer)
@@ -552,7 +679,7 @@ static int compare_command(const OpOptions& op, TuneFlags& flags) {
     model::XGBoostModel fresh;
     model::CostModel& m =
         mode == search::Mode::Online ? static_cast<model::CostModel&>(fresh) : *pretrained;
-    search::Tuner tuner({*dag, op.file, target, writer->get()}, sp, **measurer, m, o);
+    search::Tuner tuner({*dag, op.file, target, writer->get()}, **sp, **measurer, m, o);
     fmt::print("{} ...\n", search::mode_name(mode));
     std::fflush(stdout);
     auto result = tuner.run();
@@ -641,6 +768,12 @@ int main(int argc, char** argv) {
   space_cmd->add_flag("--sketches", show_sketches, "print the sketches as loop nests");
   space_cmd->add_option("--sample", samples, "print N random configs (as steps)");
   space_cmd->add_option("--seed", seed, "random seed")->capture_default_str();
+  std::string space_template;
+  bool space_size = false;
+  space_cmd->add_option("--template", space_template,
+                        "a template's space instead (matmul, dense, conv2d_nchw): its knobs, or "
+                        "with --sample N configs");
+  space_cmd->add_flag("--size", space_size, "with --template: print the number of configs");
 
   TuneFlags tune_flags;
   CLI::App* tune = app.add_subcommand("tune", "find the fastest correct kernel for an operator");
@@ -677,7 +810,9 @@ int main(int argc, char** argv) {
   train->add_option("--holdout", holdout, "none | shapes | ops: hold tasks out to evaluate on")
       ->capture_default_str();
   train->add_option("--holdout-op", holdout_ops, "with --holdout ops: an op to hold out");
-  model::XGBoostParams xgb;
+  // Offline training defaults: the best held-out ranking on data/dataset.jsonl
+  // (docs/features.md, "Training"); the online tuner keeps the library's.
+  model::XGBoostParams xgb = model::offline_training_params();
   train->add_option("--max-depth", xgb.max_depth, "XGBoost tree depth")->capture_default_str();
   train->add_option("--eta", xgb.eta, "XGBoost learning rate")->capture_default_str();
   train->add_option("--min-child-weight", xgb.min_child_weight, "XGBoost min_child_weight")
@@ -686,6 +821,21 @@ int main(int argc, char** argv) {
       ->add_option("--min-weight", xgb.min_weight,
                    "least sample weight (weights are labels; above 0 slow configs count too)")
       ->capture_default_str();
+  std::string objective = model::to_string(xgb.objective);
+  train
+      ->add_option("--objective", objective,
+                   "rank (pairs within a task) | pack-sum (Ansor's regression); docs/features.md")
+      ->check(CLI::IsMember({"rank", "pack-sum"}))
+      ->capture_default_str();
+  train->add_option("--max-rounds", xgb.max_rounds, "most boosting rounds")->capture_default_str();
+  train->add_option("--subsample", xgb.subsample, "XGBoost subsample")->capture_default_str();
+  train->add_option("--colsample", xgb.colsample, "XGBoost colsample_bytree")
+      ->capture_default_str();
+  train
+      ->add_option("--pair-gap", xgb.pair_gap,
+                   "rank: skip pairs whose labels differ by less than this fraction")
+      ->capture_default_str();
+  train->callback([&] { xgb.objective = *model::objective_from_string(objective); });
 
   std::string model_in;
   CLI::App* evaluate = app.add_subcommand("evaluate", "how well a model ranks logged configs");
@@ -702,6 +852,11 @@ int main(int argc, char** argv) {
   std::vector<std::string> logs;
   CLI::App* best = app.add_subcommand("best", "list the best config of every task in logs");
   best->add_option("logs", logs, "tuning logs (JSON lines)")->required();
+  std::vector<std::int64_t> curve;
+  best->add_option("--curve", curve,
+                   "instead: the best GFLOPS and seconds of every run after these numbers of "
+                   "trials, e.g. --curve 50,100,200")
+      ->delimiter(',');
 
   std::string task_key;
   measure::MeasureOptions replay_options;
@@ -730,7 +885,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (compare->parsed())
-    return compare_command(op, compare_flags);
+    return compare_command(compare, op, compare_flags);
   if (dataset->parsed())
     return dataset_command(data_dir, data_samples, seed, data_out, data_timeout);
   if (train->parsed())
@@ -738,11 +893,11 @@ int main(int argc, char** argv) {
   if (evaluate->parsed())
     return evaluate_command(model_in, data_files);
   if (tune->parsed())
-    return tune_command(op, tune_flags);
+    return tune_command(tune, op, tune_flags);
   if (space_cmd->parsed())
-    return space_command(op, show_sketches, samples, seed);
+    return space_command(op, show_sketches, samples, seed, space_template, space_size);
   if (best->parsed())
-    return best_command(logs);
+    return best_command(logs, curve);
   if (replay->parsed())
     return replay_command(logs, task_key, replay_options);
   if (run->parsed()) {

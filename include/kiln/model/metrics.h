@@ -21,7 +21,20 @@ struct Scored {
 /// as the label does. Pairs with equal labels are left out; a pair with equal
 /// scores (and different labels) counts as half right, so a constant model
 /// scores 0.5. Returns 0.5 when there is no pair to judge.
-double pairwise_accuracy(const std::vector<Scored>& programs);
+///
+/// Pairs are pooled over tasks, so a task of 110 programs (5995 pairs)
+/// weighs 8 times one of 40 (780 pairs). `min_gap` > 0 also leaves out the
+/// pairs whose labels differ by no more than that fraction of the larger
+/// (e.g. 0.05: within measurement noise, where no model can be right).
+double pairwise_accuracy(const std::vector<Scored>& programs, double min_gap = 0);
+
+/// pairwise_accuracy of each task alone (task name order), and their mean:
+/// every task weighs the same whatever its number of programs.
+struct PerTaskPairwise {
+  double mean = 0.5;
+  std::vector<std::pair<std::string, double>> per_task;
+};
+PerTaskPairwise pairwise_accuracy_per_task(const std::vector<Scored>& programs, double min_gap = 0);
 
 struct TopKScore {
   double mean = 0; ///< over the tasks that have a positive best label

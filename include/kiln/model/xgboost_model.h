@@ -21,6 +21,22 @@
 
 namespace kiln::model {
 
+/// What training fits (docs/features.md, "Training").
+enum class Objective {
+  /// Ansor's: the pack-sum regressed on the label, weighted by the label.
+  PackSum,
+  /// Pairwise ranking within each task: a logistic loss on the difference of
+  /// two programs' pack-sums, over every pair of programs of a task whose
+  /// labels differ by more than `pair_gap` (relative). Only the order within
+  /// a task is learnt, which is what the search uses and what transfers to
+  /// unseen shapes: absolute labels differ from task to task.
+  Rank,
+};
+
+/// "pack-sum" or "rank"; nullopt for anything else.
+std::optional<Objective> objective_from_string(const std::string& name);
+std::string to_string(Objective objective);
+
 /// Booster and training settings. Defaults follow Ansor's XGBModel where they
 /// make sense on one or two cores.
 struct XGBoostParams {
@@ -55,9 +71,24 @@ struct XGBoostParams {
   /// capacity on the fast programs; failed programs (label 0) then teach it
   /// nothing. A floor above 0 keeps them in the fit.
   double min_weight = 0;
+  Objective objective = Objective::PackSum;
+  /// Rank: pairs whose labels differ by less than this fraction of the
+  /// larger are not trained on (they are within measurement noise).
+  double pair_gap = 0;
+  /// Row and column subsampling per tree (XGBoost's subsample and
+  /// colsample_bytree); 1 uses everything.
+  double subsample = 1;
+  double colsample = 1;
 
   bool operator==(const XGBoostParams&) const = default;
 };
+
+/// The settings `kiln train` uses by default: the rank objective with
+/// shallower, subsampled trees and a fixed number of rounds, which ranked
+/// unseen shapes and ops best on data/dataset.jsonl (docs/features.md). The
+/// training loss of the rank objective keeps falling, so its early stopping
+/// never fires; `max_rounds` bounds it.
+XGBoostParams offline_training_params();
 
 /// What the last train() or continue_training() did.
 struct TrainingStats {
@@ -65,7 +96,9 @@ struct TrainingStats {
   int rows = 0;
   int rounds = 0; ///< rounds kept (trees added by this call)
   int rounds_run = 0;
-  double loss = 0; ///< label-weighted pack-sum RMSE on the training data
+  /// On the training data: label-weighted pack-sum RMSE (pack-sum) or mean
+  /// pairwise logistic loss (rank).
+  double loss = 0;
 };
 
 class XGBoostModel : public CostModel {

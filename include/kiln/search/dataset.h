@@ -59,9 +59,10 @@ struct Split {
   std::vector<measure::Record> train, test;
 };
 
-/// Unseen shapes: for every op with several tasks, its tasks of the middle
-/// size (by flops; the larger of two middles) go to `test`, the rest to
-/// `train`. Ops with a single task stay in `train`.
+/// Unseen shapes: for every op with several tasks, its task of the middle
+/// size (by flops, then by the product of its parameters, so that ops
+/// without flops are ordered too; the larger of two middles) goes to `test`,
+/// the rest to `train`. Ops with a single task stay in `train`.
 Split split_unseen_shapes(const std::vector<measure::Record>& records);
 /// Unseen ops: every task of the named ops goes to `test`.
 Split split_unseen_ops(const std::vector<measure::Record>& records,
@@ -69,7 +70,14 @@ Split split_unseen_ops(const std::vector<measure::Record>& records,
 
 /// How well a model ranks the programs of each task.
 struct Evaluation {
-  double pairwise = -1;      ///< pairwise ranking accuracy within tasks
+  /// Labels closer than this (relative) are near-ties for `pairwise_gap`:
+  /// the same program measured again differs by about 2% in data/dataset.jsonl,
+  /// and its repeats by a median of 1-13% per task on a busy machine.
+  static constexpr double kNoiseGap = 0.05;
+  double pairwise = -1;               ///< pairwise ranking accuracy within tasks, pairs pooled
+  double pairwise_gap = -1;           ///< the same without near-ties
+  double pairwise_task_mean = -1;     ///< per-task accuracy averaged over tasks
+  double pairwise_task_mean_gap = -1; ///< the same without near-ties
   double top1 = 0, top5 = 0; ///< mean over tasks of (true best of the top-k picks / true best)
   int programs = 0, tasks = 0;
   std::vector<std::pair<std::string, double>> top1_per_task;

@@ -8,8 +8,10 @@
 #include "kiln/model/features.h"
 #include "kiln/schedule/state.h"
 #include "kiln/space/sketch.h"
+#include "kiln/space/templates.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <random>
 #include <vector>
@@ -60,6 +62,29 @@ public:
 
 private:
   space::SketchSpace space_;
+};
+
+/// The AutoTVM-style space of a template's knobs. A point is one choice
+/// index per knob; the space is enumerable, so grid search walks it in
+/// AutoTVM's order (first knob fastest). Its configs carry the template's
+/// steps, its name and the knob choices.
+class TemplateSearchSpace : public SearchSpace {
+public:
+  explicit TemplateSearchSpace(std::unique_ptr<space::Template> t) : template_(std::move(t)) {}
+
+  std::string name() const override { return "template"; }
+  Point sample(std::mt19937_64& rng) const override;
+  Point mutate(const Point& p, std::mt19937_64& rng) const override;
+  Point crossover(const Point& a, const Point& b, std::mt19937_64& rng) const override;
+  Expected<schedule::State> state(const Point& p) const override;
+  measure::Config config(const Point& p) const override;
+  std::optional<Point> point_of(const measure::Config& c) const override;
+  std::optional<std::uint64_t> size() const override;
+  Point at(std::uint64_t index) const override;
+  const space::Template& templ() const { return *template_; }
+
+private:
+  std::unique_ptr<space::Template> template_;
 };
 
 } // namespace kiln::search

@@ -48,7 +48,7 @@ struct StrategyOptions {
 /// the known ones.
 std::optional<Error> set_strategy_option(StrategyOptions& options, const std::string& name,
                                          const std::string& value);
-/// Every option as "name = value" lines.
+/// Every option as "name = value  what it does" lines.
 std::string describe_strategy_options(const StrategyOptions& options);
 
 std::string point_key(const Point& p);

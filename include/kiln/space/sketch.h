@@ -20,6 +20,12 @@
 //  3. multi-level tiling with a cache write: a stage with data reuse and no
 //     such consumer accumulates into `<stage>.local`, tiled and computed at
 //     level 1 or 2 of the copy; a third sketch tiles the stage in place;
+//     when an input is read directly, without one spatial axis but with
+//     the last one (B[k, j] of C[i, j] = sum A[i, k] B[k, j]), a fourth
+//     packs it: level 1 plus a cache_read of that input at the middle tile
+//     level, that level ordered with the input's axes outermost (the packed
+//     panels of OpenBLAS; Ansor's CPU rules have no such step, kiln adds it
+//     because it was worth +19% on the hand-written matmul, benchmarks.md);
 //  4. simple tiling (fallback, also for reductions without reuse such as
 //     row sums and softmax, where Ansor would use rfactor, not yet in
 //     kiln): each spatial axis in 2 levels, outer spatial loops, then the
@@ -57,6 +63,12 @@ struct StagePlan {
   std::vector<std::string> outer_axes; ///< its axes, matching the tiled stage's spatial axes
   bool cache_write = false;
   int level = 0; ///< attach level (1 or 2) when `outer` is set
+  /// Level 1 with a cache write only: an input packed by a cache_read
+  /// computed at the middle spatial level, whose loops over the input's own
+  /// axes (`pack_axes`) are moved outside the others, so one packed panel
+  /// serves every tile of the other axes (the OpenBLAS panel of B in matmul).
+  std::string pack;
+  std::vector<std::string> pack_axes;
 };
 
 /// One tile decision: an axis of a stage split in `parts` levels.

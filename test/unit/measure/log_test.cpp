@@ -65,6 +65,24 @@ TEST_CASE("a record round-trips through its JSON line", "[measure][record]") {
   knobs.config.template_name = "matmul_x86";
   knobs.config.knobs = {{"tile_i", 3}, {"vec", 1}};
   REQUIRE(parse_record(to_json_line(knobs))->config.key() == "matmul_x86;tile_i=3;vec=1");
+  // Template configs keep the steps their knobs made, and the point.
+  knobs.config.steps = {schedule::CacheWriteStep{"C"}}; // no nested array: cut below
+  knobs.config.point = {3, 1};
+  auto with_steps = parse_record(to_json_line(knobs));
+  REQUIRE(with_steps->config.steps == knobs.config.steps);
+  REQUIRE(with_steps->config.knobs == knobs.config.knobs);
+  REQUIRE(with_steps->config.point == knobs.config.point);
+  // A version-1 template line with knobs alone still reads.
+  std::string knobs_line = to_json_line(knobs);
+  auto at = knobs_line.find("\"steps\":");
+  auto end = knobs_line.find("],", at);
+  REQUIRE(at != std::string::npos);
+  knobs_line.erase(at, end + 2 - at);
+  REQUIRE(knobs_line.find("steps") == std::string::npos);
+  auto old = parse_record(knobs_line);
+  REQUIRE(old.ok());
+  REQUIRE(old->config.steps.empty());
+  REQUIRE(old->config.key() == "matmul_x86;tile_i=3;vec=1");
 
   REQUIRE(parse_record("{\"v\": 1").error().id() == "bad-record");
   REQUIRE_THAT(parse_record("{\"v\": 2}").error().message(),

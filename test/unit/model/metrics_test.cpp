@@ -51,3 +51,24 @@ TEST_CASE("top-k takes the best true label among the k top scores", "[model][met
   // Score ties keep input order: the first listed wins.
   REQUIRE(top_k_score({{"t", 1, 0.5}, {"t", 1, 1.0}}, 1).mean == Approx(0.5));
 }
+
+TEST_CASE("pairwise accuracy can skip near-ties and average per task", "[model][metrics]") {
+  // Task a: labels 1.0 and 0.98 differ by 2% (wrongly ordered), 1.0 and 0.5
+  // by 50% (right), 0.98 and 0.5 (right). Task b: one pair, wrong.
+  std::vector<Scored> s = {
+      {"a", 1.0, 0.98}, {"a", 0.9, 1.0}, {"a", 0.1, 0.5}, {"b", 1.0, 0.2}, {"b", 2.0, 0.1},
+  };
+  REQUIRE(pairwise_accuracy(s) == Approx(2.0 / 4.0));
+  // With a 5% gap the near-tie is left out: 2 right of 3.
+  REQUIRE(pairwise_accuracy(s, 0.05) == Approx(2.0 / 3.0));
+  // A gap of exactly the difference leaves the pair out too.
+  REQUIRE(pairwise_accuracy({{"t", 1, 1.0}, {"t", 2, 0.5}}, 0.5) == Approx(0.5));
+
+  auto per = pairwise_accuracy_per_task(s);
+  REQUIRE(per.per_task.size() == 2);
+  REQUIRE(per.per_task[0].second == Approx(2.0 / 3.0));
+  REQUIRE(per.per_task[1].second == Approx(0.0));
+  REQUIRE(per.mean == Approx(1.0 / 3.0));
+  REQUIRE(pairwise_accuracy_per_task(s, 0.05).per_task[0].second == Approx(1.0));
+  REQUIRE(pairwise_accuracy_per_task({}).mean == Approx(0.5));
+}

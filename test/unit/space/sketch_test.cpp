@@ -27,11 +27,12 @@ TEST_CASE("factorizations are exact, ordered and respect the innermost limit",
   REQUIRE(factorizations(97, 2, 64).size() == 1); // a prime: only 97 x 1
 }
 
-TEST_CASE("matmul has three sketches; dense+bias+relu fuses into its consumer", "[space][sketch]") {
+TEST_CASE("matmul has four sketches; dense+bias+relu fuses into its consumer", "[space][sketch]") {
   SketchSpace mm(test::matmul_dag(64, 64, 64), SpaceParams{});
-  REQUIRE(mm.sketches().size() == 3);
+  REQUIRE(mm.sketches().size() == 4);
   REQUIRE(mm.sketches()[0].name() == "C tiled in C.local at level 1");
   REQUIRE(mm.sketches()[2].name() == "C tiled in place");
+  REQUIRE(mm.sketches()[3].name() == "C tiled in C.local at level 1, B packed");
 
   ir::DAGBuilder b("dense_bias_relu");
   auto X = b.input("X", {8, 16});
@@ -144,6 +145,43 @@ TEST_CASE("the hand-written matmul schedule is a member of the sketch space", "[
   SketchConfig c;
   c.sketch = 0;
   c.tiles = {{16, 1, 1, 4}, {4, 1, 1, 16}, {16, 4}};
+  c.parallel = {1};
+  c.unroll = {16};
+  auto from_space = schedule::State::replay(dag, sp.steps(c));
+  REQUIRE(from_space.ok());
+  REQUIRE(canonical_nest(*from_space) == canonical_nest(hand));
+}
+
+TEST_CASE("the benchmark's matmul 1024 schedule, B packed, is a member of the sketch space",
+          "[space][sketch]") {
+  // bench/schedules/matmul_1024.json (98-99% of OpenBLAS) with one
+  // difference: it splits C's 256-wide copy-out loop by 32 before
+  // vectorising it, where the sketch vectorises that loop whole.
+  ir::ComputeDAG dag = test::matmul_dag(1024, 1024, 1024);
+  schedule::State hand(dag);
+  hand.cache_write("C");
+  hand.split("C", "i", {256});
+  hand.split("C", "j", {256});
+  hand.reorder("C", {"i.0", "j.0", "i.1", "j.1"});
+  hand.vectorize("C", "j.1");
+  hand.parallel("C", "i.0");
+  hand.compute_at("C.local", "C", "j.0");
+  hand.split("C.local", "i", {8});
+  hand.split("C.local", "j", {32});
+  hand.split("C.local", "k", {256});
+  hand.reorder("C.local", {"k.0", "j.0", "i.0", "k.1", "i.1", "j.1"});
+  hand.unroll("C.local", "i.1");
+  hand.vectorize("C.local", "j.1");
+  hand.cache_read("B", "C.local");
+  hand.compute_at("B.cache", "C.local", "j.0");
+
+  SketchSpace sp(dag, SpaceParams{16, 2, 64});
+  REQUIRE(sp.sketches().size() == 4);
+  // Sketch 3: i = 4 x 1 x 32 x 8, j = 4 x 1 x 8 x 32, k = 4 x 256, only
+  // C's i.0 parallel, an unroll step that unrolls the 8 tile rows.
+  SketchConfig c;
+  c.sketch = 3;
+  c.tiles = {{4, 1, 32, 8}, {4, 1, 8, 32}, {4, 256}};
   c.parallel = {1};
   c.unroll = {16};
   auto from_space = schedule::State::replay(dag, sp.steps(c));

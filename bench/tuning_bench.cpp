@@ -1,0 +1,220 @@
+// kiln-tuning-bench: how fast the tuning pipeline turns configs into
+// answers, stage by stage, on one task (default: fp32 matmul 512³):
+//
+//  1. sampling: random sketch configs per second, alone and with their steps
+//     (what a search strategy draws before it predicts anything);
+//  2. prediction: features plus the cost model's scores for 2,048 configs
+//     (one round of an evolutionary search scores this many);
+//  3. measurement: trials per second for batches of random valid States,
+//     with the in-process runner and with the isolated (forked worker)
+//     runner, and the split of the wall time between building (lowering,
+//     LLVM, machine code on the builder's threads) and running (checking
+//     the answer and timing, one candidate at a time).
+//
+// The same seeded configs go to both runners. docs/benchmarks.md has the
+// command and the figures. Nothing here is a test: no figure is asserted.
+#include "kiln/codegen/target.h"
+#include "kiln/ir/parser.h"
+#include "kiln/measure/measurer.h"
+#include "kiln/measure/record.h"
+#include "kiln/model/xgboost_model.h"
+#include "kiln/schedule/state.h"
+#include "kiln/search/search_space.h"
+#include "kiln/space/sketch.h"
+#include "kiln/support/error.h"
+#include "kiln/support/stopwatch.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+using namespace kiln;
+
+namespace {
+
+struct Options {
+  std::string opfile = KILN_SOURCE_DIR "/ops/matmul.kop";
+  std::vector<std::string> sets{"M=512", "N=512", "K=512"};
+  std::string model = KILN_SOURCE_DIR "/data/kiln-default.model";
+  int batches = 8;
+  int batch_size = 16;
+  int build_threads = 0;
+  int sample_count = 200000;
+  int predict_count = 2048;
+  std::vector<std::string> runners{"in-process", "isolated"};
+  std::uint64_t seed = 1;
+};
+
+[[noreturn]] void die(const Error& e) {
+  std::fprintf(stderr, "kiln-tuning-bench: %s\n", e.render().c_str());
+  std::exit(1);
+}
+
+space::SpaceParams space_params(const codegen::Target& target) {
+  space::SpaceParams p;
+  p.vector_lanes = target.vector_lanes(ir::ScalarType::F32);
+  p.cores = target.cores;
+  return p;
+}
+
+/// Stage 1: sampling alone, then sampling plus the steps of each config.
+void bench_sampling(const space::SketchSpace& sp, const Options& o) {
+  std::mt19937_64 rng(o.seed);
+  Stopwatch clock;
+  std::size_t checksum = 0;
+  for (int i = 0; i < o.sample_count; ++i)
+    checksum += sp.sample(rng).tiles.size();
+  double sample_s = clock.lap_ms() / 1e3;
+  int with_steps = o.sample_count / 4;
+  for (int i = 0; i < with_steps; ++i)
+    checksum += sp.steps(sp.sample(rng)).size();
+  double steps_s = clock.lap_ms() / 1e3;
+  fmt::print("sampling   {} configs in {:.3f} s: {:.0f} configs/s; with their steps {:.0f} "
+             "configs/s (checksum {})\n",
+             o.sample_count, sample_s, o.sample_count / sample_s, with_steps / steps_s, checksum);
+}
+
+/// Stage 2: features and one prediction call for `predict_count` configs.
+void bench_prediction(const search::SketchSearchSpace& space, const Options& o) {
+  auto model = model::XGBoostModel::load(o.model);
+  if (!model) {
+    fmt::print("prediction skipped: {}\n", model.error().render());
+    return;
+  }
+  std::mt19937_64 rng(o.seed + 1);
+  std::vector<search::Point> points;
+  for (int i = 0; i < o.predict_count; ++i)
+    points.push_back(space.sample(rng));
+  Stopwatch clock;
+  std::vector<model::ProgramFeatures> features;
+  features.reserve(points.size());
+  for (const search::Point& p : points)
+    features.push_back(space.features(p));
+  double features_s = clock.lap_ms() / 1e3;
+  std::vector<double> scores = model->predict(features);
+  double predict_s = clock.lap_ms() / 1e3;
+  fmt::print("prediction {} configs: features {:.3f} s + predict {:.3f} s = {:.3f} s "
+             "({:.0f} configs/s, {} scores)\n",
+             points.size(), features_s, predict_s, features_s + predict_s,
+             points.size() / (features_s + predict_s), scores.size());
+}
+
+/// Random configs whose steps replay into a valid State (the builder would
+/// refuse the others before compiling anything, which is not what is timed).
+std::vector<measure::Config> valid_configs(const search::SketchSearchSpace& space, int count,
+                                           std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<measure::Config> out;
+  for (int tries = 0; static_cast<int>(out.size()) < count && tries < count * 100; ++tries) {
+    search::Point p = space.sample(rng);
+    if (space.state(p))
+      out.push_back(space.config(p));
+  }
+  return out;
+}
+
+struct RunFigures {
+  std::string runner;
+  int trials = 0, errors = 0;
+  double wall_s = 0, run_s = 0, build_cpu_s = 0;
+};
+
+RunFigures bench_measurement(measure::ProgramMeasurer& measurer, const std::string& name,
+                             const std::vector<measure::Config>& configs, int batch_size) {
+  RunFigures f{.runner = name};
+  for (std::size_t begin = 0; begin < configs.size(); begin += batch_size) {
+    std::size_t end = std::min(configs.size(), begin + batch_size);
+    std::vector<measure::Config> batch(configs.begin() + begin, configs.begin() + end);
+    for (const measure::MeasureResult& r : measurer.measure(batch))
+      f.errors += r.ok() ? 0 : 1;
+  }
+  const measure::MeasureStats& s = measurer.stats();
+  f.trials = static_cast<int>(s.trials);
+  f.wall_s = s.wall_seconds;
+  f.run_s = s.run_seconds;
+  f.build_cpu_s = s.build_seconds;
+  return f;
+}
+
+void print_figures(const RunFigures& f, int build_threads) {
+  double build_wall = std::max(0.0, f.wall_s - f.run_s);
+  fmt::print("{:<11} {:>4} trials {:>3} errors  {:6.2f} s  {:5.1f} trials/s  build {:5.2f} s "
+             "wall ({:3.0f}%, {:.0f} ms CPU/trial on {} threads)  run {:5.2f} s ({:3.0f}%, "
+             "{:.0f} ms/trial)\n",
+             f.runner, f.trials, f.errors, f.wall_s, f.trials / f.wall_s, build_wall,
+             100 * build_wall / f.wall_s, 1e3 * f.build_cpu_s / f.trials, build_threads, f.run_s,
+             100 * f.run_s / f.wall_s, 1e3 * f.run_s / f.trials);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  CLI::App app{"kiln-tuning-bench: sampling, prediction and measurement speed of tuning"};
+  app.add_option("--opfile", o.opfile, "op file")->capture_default_str();
+  app.add_option("--set", o.sets, "parameter overrides NAME=VALUE")->capture_default_str();
+  app.add_option("--model", o.model, "cost model for the prediction figure")->capture_default_str();
+  app.add_option("--batches", o.batches, "batches measured per runner")->capture_default_str();
+  app.add_option("--batch-size", o.batch_size, "configs per batch")->capture_default_str();
+  app.add_option("--build-threads", o.build_threads, "builder threads (0: one per core)")
+      ->capture_default_str();
+  app.add_option("--samples", o.sample_count, "configs for the sampling figure")
+      ->capture_default_str();
+  app.add_option("--predict", o.predict_count, "configs for the prediction figure")
+      ->capture_default_str();
+  app.add_option("--runner", o.runners, "runners to time: in-process, isolated")
+      ->check(CLI::IsMember({"in-process", "isolated"}))
+      ->capture_default_str();
+  app.add_option("--seed", o.seed, "seed of the configs and inputs")->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+
+  ir::ParamOverrides overrides;
+  for (const std::string& s : o.sets) {
+    auto kv = ir::parse_override(s);
+    if (!kv)
+      die(kv.error());
+    overrides.push_back(*kv);
+  }
+  auto dag = ir::parse_op_file(o.opfile, overrides);
+  if (!dag)
+    die(dag.error());
+  codegen::Target target = codegen::Target::host();
+  search::SketchSearchSpace space(*dag, space_params(target));
+  fmt::print("task: {} ({}), {} sketches; target {} ({} bits), {} cores\n", dag->name(), o.opfile,
+             space.sketches().sketches().size(), target.cpu, target.vector_bits, target.cores);
+
+  // The isolated runner forks its worker when it is created: create it
+  // before any builder thread (the in-process measurer's, the prediction's)
+  // exists, then the others.
+  std::vector<std::string> order = o.runners;
+  std::stable_partition(order.begin(), order.end(),
+                        [](const std::string& name) { return name == "isolated"; });
+  std::vector<std::pair<std::string, std::unique_ptr<measure::ProgramMeasurer>>> measurers;
+  for (const std::string& name : order) {
+    measure::MeasureOptions mo;
+    mo.isolate = name == "isolated";
+    mo.build_threads = o.build_threads;
+    mo.seed = o.seed;
+    auto m = measure::ProgramMeasurer::create(*dag, target, mo);
+    if (!m)
+      die(m.error());
+    measurers.emplace_back(name, std::move(*m));
+  }
+
+  bench_sampling(space.sketches(), o);
+  bench_prediction(space, o);
+
+  std::vector<measure::Config> configs = valid_configs(space, o.batches * o.batch_size, o.seed);
+  int threads = o.build_threads > 0 ? o.build_threads : target.cores;
+  fmt::print("measurement: {} random valid configs in batches of {}, {} builder threads\n",
+             configs.size(), o.batch_size, threads);
+  for (auto& [name, measurer] : measurers)
+    print_figures(bench_measurement(*measurer, name, configs, o.batch_size), threads);
+  return 0;
+}

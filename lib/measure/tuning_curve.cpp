@@ -1,0 +1,89 @@
+#include "kiln/measure/tuning_curve.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+namespace kiln::measure {
+
+namespace {
+
+using RunTask = std::pair<std::string, std::string>;
+
+/// Seconds when `trials` trials were done: the first round line that had
+/// reached them, or the timestamp of the trial-th record since the first.
+double seconds_at(std::int64_t trials, const std::vector<const RoundRecord*>& rounds,
+                  const std::vector<const Record*>& records) {
+  for (const RoundRecord* r : rounds)
+    if (r->trials >= trials)
+      return r->elapsed_seconds;
+  if (!rounds.empty() && rounds.back()->trials >= static_cast<std::int64_t>(records.size()))
+    return rounds.back()->elapsed_seconds;
+  if (records.empty() || records.front()->timestamp <= 0)
+    return -1;
+  std::size_t last = std::min<std::size_t>(records.size(), static_cast<std::size_t>(trials)) - 1;
+  // The first record was written after its batch was built and run.
+  const MeasureResult& first = records.front()->result;
+  return records[last]->timestamp - records.front()->timestamp + first.build_seconds +
+         first.run_seconds;
+}
+
+} // namespace
+
+std::vector<TuningCurve> tuning_curves(const LoadedLog& log, const std::vector<std::int64_t>& at) {
+  std::vector<RunTask> order;
+  std::map<RunTask, std::vector<const Record*>> records;
+  std::map<RunTask, std::vector<const RoundRecord*>> rounds;
+  for (const Record& r : log.records) {
+    RunTask key{r.run, r.task.workload_key};
+    if (!records.count(key))
+      order.push_back(key);
+    records[key].push_back(&r);
+  }
+  for (const RoundRecord& r : log.rounds)
+    rounds[{r.run, r.workload_key}].push_back(&r);
+
+  std::vector<TuningCurve> curves;
+  for (const RunTask& key : order) {
+    std::vector<const Record*>& recs = records[key];
+    std::stable_sort(recs.begin(), recs.end(),
+                     [](const Record* a, const Record* b) { return a->trial < b->trial; });
+    const std::vector<const RoundRecord*>& rs = rounds[key];
+    TuningCurve c{key.first, key.second, static_cast<std::int64_t>(recs.size()), -1, 0, {}};
+    c.seconds = seconds_at(c.trials, rs, recs);
+    for (const Record* r : recs)
+      c.best_gflops = std::max(c.best_gflops, r->gflops());
+    for (std::int64_t n : at) {
+      CurvePoint p{n, std::min<std::int64_t>(n, c.trials), 0, -1};
+      for (std::int64_t i = 0; i < p.reached; ++i)
+        p.best_gflops = std::max(p.best_gflops, recs[i]->gflops());
+      if (p.reached > 0)
+        p.seconds = seconds_at(p.reached, rs, recs);
+      c.points.push_back(p);
+    }
+    curves.push_back(std::move(c));
+  }
+  return curves;
+}
+
+std::string curve_table(const std::vector<TuningCurve>& curves) {
+  std::string out = fmt::format("{:<36} {:<28} {:>7} {:>9} {:>9}\n", "run", "task", "trials",
+                                "GFLOPS", "seconds");
+  auto secs = [](double s) { return s < 0 ? std::string("?") : fmt::format("{:.1f}", s); };
+  for (const TuningCurve& c : curves) {
+    for (const CurvePoint& p : c.points) {
+      if (p.trials > c.trials)
+        continue; // the run stopped before; its end is the last row
+      out += fmt::format("{:<36} {:<28} {:>7} {:>9.1f} {:>9}\n", c.run, c.workload_key, p.reached,
+                         p.best_gflops, secs(p.seconds));
+    }
+    out += fmt::format("{:<36} {:<28} {:>7} {:>9.1f} {:>9}  end of run, {:.2f} trials/s\n", c.run,
+                       c.workload_key, c.trials, c.best_gflops, secs(c.seconds),
+                       c.seconds > 0 ? c.trials / c.seconds : 0.0);
+  }
+  return out;
+}
+
+} // namespace kiln::measure
