@@ -58,13 +58,6 @@ struct Options {
   std::exit(1);
 }
 
-space::SpaceParams space_params(const codegen::Target& target) {
-  space::SpaceParams p;
-  p.vector_lanes = target.vector_lanes(ir::ScalarType::F32);
-  p.cores = target.cores;
-  return p;
-}
-
 /// Stage 1: sampling alone, then sampling plus the steps of each config.
 void bench_sampling(const space::SketchSpace& sp, const Options& o) {
   std::mt19937_64 rng(o.seed);
@@ -199,7 +192,7 @@ int main(int argc, char** argv) {
   if (!dag)
     die(dag.error());
   codegen::Target target = codegen::Target::host();
-  search::SketchSearchSpace space(*dag, space_params(target));
+  search::SketchSearchSpace space(*dag, search::space_params(target));
   fmt::print("task: {} ({}), {} sketches; target {} ({} bits), {} cores\n", dag->name(), o.opfile,
              space.sketches().sketches().size(), target.cpu, target.vector_bits, target.cores);
 

@@ -104,9 +104,7 @@ std::optional<Error> collect_dataset(const std::vector<std::string>& op_files,
   for (const measure::Record& r : existing)
     done.insert(r.task.workload_key + "|" + r.config.key());
 
-  space::SpaceParams params;
-  params.vector_lanes = target.vector_lanes(ir::ScalarType::F32);
-  params.cores = target.cores;
+  space::SpaceParams params = space_params(target);
   for (size_t t = 0; t < tasks.size(); ++t) {
     const auto& [file, dag] = tasks[t];
     DatasetProgress p{fmt::format("{} ({})", dag.name(), shape_text(dag)), static_cast<int>(t) + 1,

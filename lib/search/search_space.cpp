@@ -54,4 +54,28 @@ std::optional<Point> SketchSearchSpace::point_of(const measure::Config& c) const
   return c.point;
 }
 
+space::SpaceParams space_params(const codegen::Target& target) {
+  space::SpaceParams p;
+  p.vector_lanes = target.vector_lanes(ir::ScalarType::F32);
+  p.cores = target.cores;
+  return p;
+}
+
+Expected<std::unique_ptr<SearchSpace>> make_search_space(const ir::ComputeDAG& dag,
+                                                         const codegen::Target& target,
+                                                         const std::string& space_name,
+                                                         const std::string& template_name) {
+  if (space_name == "sketch" && !template_name.empty())
+    return Error("bad-option", fmt::format("--template {} needs --space template (or drop "
+                                           "--space sketch)",
+                                           template_name));
+  if (space_name != "template" && template_name.empty())
+    return std::unique_ptr<SearchSpace>(new SketchSearchSpace(dag, space_params(target)));
+  auto t = template_name.empty() ? space::match_template(dag, space_params(target))
+                                 : space::make_template(template_name, dag, space_params(target));
+  if (!t)
+    return t.error();
+  return std::unique_ptr<SearchSpace>(new TemplateSearchSpace(std::move(*t)));
+}
+
 } // namespace kiln::search

@@ -16,6 +16,8 @@
 #include "kiln/schedule/loop_nest.h"
 #include "kiln/schedule/state.h"
 
+#include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <string>
 
@@ -54,6 +56,13 @@ private:
 /// command, plus the steps as JSON.
 std::string reproduce_hint(const std::string& op, const ir::ParamOverrides& shape,
                            const schedule::State& state, const std::string& path = "");
+
+/// A number from the environment (a test's knob such as the number of
+/// seeds), or `fallback` when the variable is unset or empty.
+inline std::uint64_t env_number(const char* name, std::uint64_t fallback) {
+  const char* text = std::getenv(name);
+  return text && *text ? std::strtoull(text, nullptr, 10) : fallback;
+}
 
 } // namespace kiln::test
 

@@ -37,13 +37,6 @@ namespace {
 /// Stop an op's run after this many failures (they are usually one bug).
 constexpr int kMaxReportedFailures = 5;
 
-std::uint64_t env_number(const char* name, std::uint64_t fallback) {
-  const char* text = std::getenv(name);
-  if (!text || !*text)
-    return fallback;
-  return std::strtoull(text, nullptr, 10);
-}
-
 /// Which shapes a seed runs on: of every four seeds, two use the small
 /// shapes, one the edge shapes (extents of 1, primes), one a random shape.
 enum class ShapeKind { Small, Edge, Random };
@@ -115,12 +108,12 @@ std::string schedule_path(const std::string& op, const std::string& what) {
 }
 
 void check_random_schedules(const std::string& op, std::uint64_t default_seeds) {
-  const std::uint64_t seeds = env_number("KILN_PROPERTY_SEEDS", default_seeds);
-  const std::uint64_t first = env_number("KILN_PROPERTY_FIRST_SEED", 0);
+  const std::uint64_t seeds = test::env_number("KILN_PROPERTY_SEEDS", default_seeds);
+  const std::uint64_t first = test::env_number("KILN_PROPERTY_FIRST_SEED", 0);
   test::RandomScheduleOptions options;
-  options.max_proposals = static_cast<int>(
-      env_number("KILN_PROPERTY_MAX_STEPS", static_cast<std::uint64_t>(options.max_proposals)));
-  options.wild = static_cast<double>(env_number("KILN_PROPERTY_WILD", 10)) / 100.0;
+  options.max_proposals = static_cast<int>(test::env_number(
+      "KILN_PROPERTY_MAX_STEPS", static_cast<std::uint64_t>(options.max_proposals)));
+  options.wild = static_cast<double>(test::env_number("KILN_PROPERTY_WILD", 10)) / 100.0;
   const ir::ParamOverrides& small = test::small_shapes().at(op);
   const ir::ParamOverrides& edge = test::edge_shapes().at(op);
   auto small_dag = ir::parse_op_file(test::op_file(op).string(), small);

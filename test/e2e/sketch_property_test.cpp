@@ -34,11 +34,6 @@ using namespace kiln;
 
 namespace {
 
-std::uint64_t env_number(const char* name, std::uint64_t fallback) {
-  const char* text = std::getenv(name);
-  return text && *text ? std::strtoull(text, nullptr, 10) : fallback;
-}
-
 /// Shapes whose extents have many factors (12, 16, 24, 32), small enough for
 /// the interpreter to check every element in well under a millisecond.
 const std::map<std::string, ir::ParamOverrides>& composite_shapes() {
@@ -80,8 +75,8 @@ std::string schedule_path(const std::string& op, std::uint64_t index) {
 }
 
 void check_sketch_configs(const std::string& op) {
-  const std::uint64_t count = env_number("KILN_SKETCH_CONFIGS", 1000);
-  const std::uint64_t seed = env_number("KILN_SKETCH_SEED", 1);
+  const std::uint64_t count = test::env_number("KILN_SKETCH_CONFIGS", 1000);
+  const std::uint64_t seed = test::env_number("KILN_SKETCH_SEED", 1);
   ShapeSpace spaces[2] = {make_space(op, test::small_shapes().at(op)),
                           make_space(op, composite_shapes().at(op))};
   std::mt19937_64 rng(seed);

@@ -35,11 +35,6 @@ using namespace kiln;
 
 namespace {
 
-std::uint64_t env_number(const char* name, std::uint64_t fallback) {
-  const char* text = std::getenv(name);
-  return text && *text ? std::strtoull(text, nullptr, 10) : fallback;
-}
-
 /// Extents with many factors, small enough for the interpreter.
 const std::map<std::string, ir::ParamOverrides>& composite_shapes() {
   static const std::map<std::string, ir::ParamOverrides> shapes = {
@@ -86,8 +81,8 @@ std::string schedule_path(const std::string& op, std::uint64_t index) {
 
 /// Checks configs [begin, end) of the op's seeded sequence.
 void check_template_configs(const std::string& op, int part, int parts) {
-  const std::uint64_t count = env_number("KILN_TEMPLATE_CONFIGS", 1000);
-  const std::uint64_t seed = env_number("KILN_TEMPLATE_SEED", 1);
+  const std::uint64_t count = test::env_number("KILN_TEMPLATE_CONFIGS", 1000);
+  const std::uint64_t seed = test::env_number("KILN_TEMPLATE_SEED", 1);
   ShapeTemplate shapes[2] = {bind(op, test::small_shapes().at(op)),
                              bind(op, composite_shapes().at(op))};
   // One stream per part, so a part's configs do not depend on the others.

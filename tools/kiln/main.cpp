@@ -206,18 +206,11 @@ static int replay_command(const std::vector<std::string>& logs, const std::strin
   return failures ? 1 : 0;
 }
 
-static space::SpaceParams space_params(const codegen::Target& target) {
-  space::SpaceParams p;
-  p.vector_lanes = target.vector_lanes(ir::ScalarType::F32);
-  p.cores = target.cores;
-  return p;
-}
-
 /// `kiln space --template NAME`: the template's knobs, its size, or sampled
 /// configs.
 static int template_space_command(const ir::ComputeDAG& dag, const std::string& name, bool size,
                                   int samples, std::uint64_t seed) {
-  auto t = space::make_template(name, dag, space_params(codegen::Target::host()));
+  auto t = space::make_template(name, dag, search::space_params(codegen::Target::host()));
   if (!t)
     return fail(t.error());
   const space::ConfigSpace& sp = (*t)->space();
@@ -251,7 +244,7 @@ static int space_command(const OpOptions& op, bool sketches, int samples, std::u
   if (size)
     return fail(Error("bad-option", "--size counts a template's space: add --template NAME "
                                     "(the sketch space is sampled, not enumerated)"));
-  space::SketchSpace sp(*dag, space_params(codegen::Target::host()));
+  space::SketchSpace sp(*dag, search::space_params(codegen::Target::host()));
   if (sketches || samples <= 0) {
     fmt::print("{} sketches for {}\n\n{}", sp.sketches().size(), dag->name(), sp.describe());
     if (samples <= 0)
@@ -406,22 +399,6 @@ static std::optional<Error> finish_tune_flags(CLI::App* cmd, TuneFlags& f) {
 }
 
 /// The space `--space` and `--template` ask for.
-static Expected<std::unique_ptr<search::SearchSpace>>
-make_search_space(const ir::ComputeDAG& dag, const codegen::Target& target, const TuneFlags& f) {
-  if (f.space == "sketch" && !f.template_name.empty())
-    return Error("bad-option", fmt::format("--template {} needs --space template (or drop "
-                                           "--space sketch)",
-                                           f.template_name));
-  if (f.space != "template" && f.template_name.empty())
-    return std::unique_ptr<search::SearchSpace>(
-        new search::SketchSearchSpace(dag, space_params(target)));
-  auto t = f.template_name.empty()
-               ? space::match_template(dag, space_params(target))
-               : space::make_template(f.template_name, dag, space_params(target));
-  if (!t)
-    return t.error();
-  return std::unique_ptr<search::SearchSpace>(new search::TemplateSearchSpace(std::move(*t)));
-}
 
 static std::string space_text(const search::SearchSpace& sp) {
   if (const auto* t = dynamic_cast<const search::TemplateSearchSpace*>(&sp))
@@ -460,7 +437,7 @@ static int tune_command(CLI::App* cmd, const OpOptions& op, TuneFlags& flags) {
   } else {
     model = std::make_unique<model::XGBoostModel>();
   }
-  auto sp = make_search_space(*dag, target, flags);
+  auto sp = search::make_search_space(*dag, target, flags.space, flags.template_name);
   if (!sp)
     return fail(sp.error());
 
@@ -658,7 +635,7 @@ static int compare_command(CLI::App* cmd, const OpOptions& op, TuneFlags& flags)
   auto measurer = measure::ProgramMeasurer::create(*dag, target, mo);
   if (!measurer)
     return fail(measurer.error());
-  auto sp = make_search_space(*dag, target, flags);
+  auto sp = search::make_search_space(*dag, target, flags.space, flags.template_name);
   if (!sp)
     return fail(sp.error());
   std::string log_path = flags.log.empty() ? dag->name() + ".compare.jsonl" : flags.log;

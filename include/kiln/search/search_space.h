@@ -4,6 +4,7 @@
 #ifndef KILN_SEARCH_SEARCH_SPACE_H
 #define KILN_SEARCH_SEARCH_SPACE_H
 
+#include "kiln/codegen/target.h"
 #include "kiln/measure/record.h"
 #include "kiln/model/features.h"
 #include "kiln/schedule/state.h"
@@ -86,6 +87,19 @@ public:
 private:
   std::unique_ptr<space::Template> template_;
 };
+
+/// What a search space needs of the machine: the longest vector loop (the
+/// target's f32 lanes) and its cores.
+space::SpaceParams space_params(const codegen::Target& target);
+
+/// The space `kiln tune --space NAME [--template T]` names: "sketch" (the
+/// default when both are empty), or "template" with the named template or,
+/// when `template_name` is empty, the one that fits the DAG. An Error when
+/// they contradict each other or no template fits.
+Expected<std::unique_ptr<SearchSpace>> make_search_space(const ir::ComputeDAG& dag,
+                                                         const codegen::Target& target,
+                                                         const std::string& space_name,
+                                                         const std::string& template_name);
 
 } // namespace kiln::search
 
