@@ -94,6 +94,28 @@ double ArgumentBuffers::value(int i, std::int64_t flat) const {
   return 0;
 }
 
+template <typename T> static std::vector<double> as_double(const std::byte* p, std::int64_t n) {
+  const T* v = reinterpret_cast<const T*>(p);
+  return std::vector<double>(v, v + n);
+}
+
+std::vector<double> ArgumentBuffers::values(int i) const {
+  const Arg& a = args_.at(i);
+  switch (a.type) {
+  case ir::ScalarType::F32:
+    return as_double<float>(a.data.get(), a.elements);
+  case ir::ScalarType::F64:
+    return as_double<double>(a.data.get(), a.elements);
+  case ir::ScalarType::I32:
+    return as_double<std::int32_t>(a.data.get(), a.elements);
+  case ir::ScalarType::I64:
+    return as_double<std::int64_t>(a.data.get(), a.elements);
+  case ir::ScalarType::Bool:
+    return as_double<std::uint8_t>(a.data.get(), a.elements);
+  }
+  return {};
+}
+
 std::map<std::string, std::vector<double>> ArgumentBuffers::inputs_as_double() const {
   std::map<std::string, std::vector<double>> out;
   for (size_t i = 0; i < args_.size(); ++i) {

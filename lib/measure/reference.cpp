@@ -28,17 +28,15 @@ Expected<Reference> Reference::create(const ir::ComputeDAG& dag, const codegen::
     for (int arg = 0; arg < buffers.size(); ++arg) {
       if (!dag.stage(buffers.stage_of(arg)).is_output)
         continue;
-      std::vector<double> values(buffers.num_elements(arg));
-      for (std::int64_t i = 0; i < buffers.num_elements(arg); ++i)
-        values[i] = buffers.value(arg, i);
-      ref.outputs_.push_back(std::move(values));
+      ref.outputs_.push_back(buffers.values(arg));
+      ref.scales_.push_back(max_finite_abs(ref.outputs_.back()));
     }
     return ref;
   });
 }
 
 CheckReport Reference::compare(const ir::ComputeDAG& dag, const ArgumentBuffers& candidate) const {
-  return compare_outputs(dag, candidate, outputs_, options_);
+  return compare_outputs(dag, candidate, outputs_, options_, scales_);
 }
 
 } // namespace kiln::measure

@@ -47,7 +47,7 @@ MeasureResult run_trial(codegen::Jit& jit, const codegen::ObjectCode& object,
   } else {
     TimingOptions timing = options.timing;
     timing.warmup = std::max(0, timing.warmup - 1); // the checked run warmed up
-    Timing t = time_function([&] { (*kernel)->run(buffers.pointers()); }, timing);
+    Timing t = time_function([&] { (*kernel)->run(buffers.pointers()); }, timing, first_seconds);
     result.costs = t.seconds;
     result.number = t.number;
     if (best_seconds <= 0 || t.median() < best_seconds)

@@ -5,32 +5,45 @@
 
 namespace kiln::schedule {
 
+/// How steps_of counts a vector loop.
+enum class VectorCount {
+  Statements, ///< one step per statement: its lanes run together
+  Lanes,      ///< one step per lane: the size of the code it becomes
+};
+
 /// Statements executed by one run of `stmt` (a loop counts extent × body).
-static std::int64_t steps_of(const Stmt& stmt) {
+static std::int64_t steps_of(const Stmt& stmt, VectorCount vectors) {
   switch (stmt.kind()) {
   case StmtKind::For: {
-    // A vector loop is one step per statement: its lanes run together.
     const auto* f = stmt.as<For>();
-    return (f->for_kind == ForKind::Vectorized ? 1 : f->extent) * steps_of(f->body);
+    bool one_step = f->for_kind == ForKind::Vectorized && vectors == VectorCount::Statements;
+    return (one_step ? 1 : f->extent) * steps_of(f->body, vectors);
   }
   case StmtKind::Store:
     return 1;
   case StmtKind::Allocate:
-    return steps_of(stmt.as<Allocate>()->body);
+    return steps_of(stmt.as<Allocate>()->body, vectors);
   case StmtKind::IfThenElse: {
     const auto* i = stmt.as<IfThenElse>();
-    return std::max(steps_of(i->then_case),
-                    i->else_case.defined() ? steps_of(i->else_case) : std::int64_t{0});
+    return std::max(steps_of(i->then_case, vectors),
+                    i->else_case.defined() ? steps_of(i->else_case, vectors) : std::int64_t{0});
   }
   case StmtKind::Block: {
     std::int64_t n = 0;
     for (const Stmt& s : stmt.as<Block>()->stmts)
-      n += steps_of(s);
+      n += steps_of(s, vectors);
     return n;
   }
   }
   return 1;
 }
+
+/// auto_unroll never expands a loop into more than this many scalar lanes
+/// of stores (128 AVX-512 or 256 AVX2 f32 vectors: a 4x64 register tile
+/// unrolled 8 times along k). Larger unrolled bodies spill registers, so
+/// they are slow kernels, and LLVM takes up to seconds to compile each one:
+/// a few of them used to cost a third of a tuning run's build time.
+constexpr std::int64_t kMaxAutoUnrollLanes = 2048;
 
 Stmt mark_auto_unroll(const Stmt& stmt, std::int64_t max_step) {
   if (max_step <= 0 || !stmt.defined())
@@ -40,7 +53,9 @@ Stmt mark_auto_unroll(const Stmt& stmt, std::int64_t max_step) {
     const auto* f = stmt.as<For>();
     Stmt body = mark_auto_unroll(f->body, max_step);
     ForKind kind = f->for_kind;
-    if (kind == ForKind::Serial && f->extent * steps_of(body) <= max_step)
+    if (kind == ForKind::Serial &&
+        f->extent * steps_of(body, VectorCount::Statements) <= max_step &&
+        f->extent * steps_of(body, VectorCount::Lanes) <= kMaxAutoUnrollLanes)
       kind = ForKind::Unrolled;
     if (kind == f->for_kind && body.same_as(f->body))
       return stmt;

@@ -9,7 +9,8 @@
 namespace kiln::schedule {
 
 /// Marks serial loops Unrolled when the statements they execute in all,
-/// counting inner loops, are at most `max_step` (auto_unroll_max_step).
+/// counting inner loops, are at most `max_step` (auto_unroll_max_step), and
+/// whose expanded code stays under a fixed number of scalar lanes.
 Stmt mark_auto_unroll(const Stmt& stmt, std::int64_t max_step);
 
 /// Replaces every Unrolled loop by copies of its body, one per iteration.

@@ -58,13 +58,15 @@ std::vector<model::Sample> samples_from_records(const std::vector<measure::Recor
 }
 
 std::vector<ir::ParamOverrides> dataset_shapes(const std::vector<ir::ParamDecl>& params) {
+  // Scales in eighths, largest first after the defaults. 3/4 and 3/8 give
+  // sizes that are not powers of two (384, 42), whose tiles leave tails.
   std::vector<ir::ParamOverrides> shapes{{}};
-  for (int halvings : {1, 2}) {
+  for (std::int64_t eighths : {6, 4, 3, 2}) {
     ir::ParamOverrides o;
     for (const ir::ParamDecl& p : params)
       if (!p.derived && p.default_value >= 8)
         o.emplace_back(p.name,
-                       std::to_string(std::max<std::int64_t>(1, p.default_value >> halvings)));
+                       std::to_string(std::max<std::int64_t>(1, p.default_value * eighths / 8)));
     if (!o.empty())
       shapes.push_back(o);
   }

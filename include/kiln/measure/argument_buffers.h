@@ -29,6 +29,8 @@ public:
   std::int64_t num_elements(int i) const { return args_[i].elements; }
   /// Element `flat` of argument `i`, converted to double.
   double value(int i, std::int64_t flat) const;
+  /// Every element of argument `i`, converted to double.
+  std::vector<double> values(int i) const;
   /// Every input as doubles, by stage name, for the interpreter.
   std::map<std::string, std::vector<double>> inputs_as_double() const;
   /// Resets the outputs to the sentinel.

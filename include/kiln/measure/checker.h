@@ -40,11 +40,17 @@ struct CheckReport {
   std::string describe() const;
 };
 
+/// The largest finite |value|: the scale `atol` is relative to.
+double max_finite_abs(const std::vector<double>& values);
+
 /// Compares every output of `buffers` with `expected` (one row-major vector
 /// per output argument, in argument order), with the tolerance above.
+/// `scales` (max_finite_abs of each expected output) may be given when the
+/// same expected outputs are compared many times.
 CheckReport compare_outputs(const ir::ComputeDAG& dag, const ArgumentBuffers& buffers,
                             const std::vector<std::vector<double>>& expected,
-                            const CheckOptions& options = {});
+                            const CheckOptions& options = {},
+                            const std::vector<double>& scales = {});
 
 /// Runs the interpreter on the buffers' inputs and compares every output.
 /// Throws UserError when the interpreter itself fails (e.g. the op reads

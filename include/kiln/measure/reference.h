@@ -34,6 +34,7 @@ private:
   CheckOptions options_;
   CheckReport interpreter_check_;
   std::vector<std::vector<double>> outputs_;
+  std::vector<double> scales_; ///< max_finite_abs of each output
 };
 
 } // namespace kiln::measure

@@ -29,7 +29,7 @@ struct RunnerOptions {
   /// time this runner has measured is timed by that one run only: it cannot
   /// be the best, and timing it fully would cost more than the rest of the
   /// batch (0: always time fully).
-  double slow_cutoff_ratio = 10;
+  double slow_cutoff_ratio = 4;
 };
 
 class Runner {

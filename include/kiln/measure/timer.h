@@ -2,6 +2,9 @@
 // calls per repeat, `number` raised until one repeat lasts at least
 // `min_repeat_ms`, then `repeat` repeats. Each repeat yields the mean time of
 // one call; the report keeps all of them with their median and minimum.
+// The first repeat long enough is kept, so calibrating costs no extra calls
+// when `number` was guessed right; a caller that has already timed one call
+// (a checked run) passes it as the guess.
 // With `flush_cache`, number is 1 and the caches are flushed (a large buffer
 // is written) before every repeat, so each call starts cold.
 #ifndef KILN_MEASURE_TIMER_H
@@ -27,7 +30,10 @@ struct Timing {
   double min() const;
 };
 
-Timing time_function(const std::function<void()>& fn, const TimingOptions& options);
+/// `first_call_seconds`, when positive, is the time of one earlier call of
+/// `fn`: `number` starts from it instead of from 1.
+Timing time_function(const std::function<void()>& fn, const TimingOptions& options,
+                     double first_call_seconds = 0);
 
 } // namespace kiln::measure
 

@@ -27,8 +27,9 @@ std::vector<model::Sample> samples_from_records(const std::vector<measure::Recor
                                                 std::vector<std::string>* warnings = nullptr);
 
 /// The shapes a dataset measures for an op: its defaults, and variants with
-/// every size parameter (default >= 8) halved, and halved twice. Parameters
-/// below 8 (strides, paddings, kernel sizes) keep their defaults.
+/// every size parameter (default >= 8) scaled by 3/4, 1/2, 3/8 and 1/4
+/// (rounded down). Parameters below 8 (strides, paddings, kernel sizes)
+/// keep their defaults.
 std::vector<ir::ParamOverrides> dataset_shapes(const std::vector<ir::ParamDecl>& params);
 
 struct DatasetOptions {

@@ -8,6 +8,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <string>
+#include <vector>
+
 using namespace kiln;
 
 TEST_CASE("inputs are seeded and outputs poisoned", "[measure][buffers]") {
@@ -47,6 +51,41 @@ TEST_CASE("the checker finds unwritten and wrong elements", "[measure][checker]"
   REQUIRE(wrong.checked == 9);
 }
 
+TEST_CASE("compare_outputs catches wrong, NaN and infinite elements of a whole output",
+          "[measure][checker]") {
+  ir::ComputeDAG dag = test::matmul_dag(8, 8, 2);
+  measure::ArgumentBuffers buffers(dag, 1);
+  auto* c = static_cast<float*>(buffers.pointers()[2]);
+  std::vector<double> want(64);
+  for (int i = 0; i < 64; ++i)
+    want[i] = c[i] = static_cast<float>(i - 20);
+  std::vector<std::vector<double>> expected{want};
+  measure::CheckReport same = measure::compare_outputs(dag, buffers, expected);
+  REQUIRE(same.passed);
+  REQUIRE(same.checked == 64);
+  REQUIRE(same.max_abs_error == 0);
+
+  struct Case {
+    float got;
+    std::string says;
+  };
+  for (const Case& k :
+       {Case{7.5f, "got 7.5"}, Case{std::nanf(""), "got nan"}, Case{INFINITY, "got inf"}}) {
+    c[45] = k.got;
+    measure::CheckReport r = measure::compare_outputs(dag, buffers, expected);
+    REQUIRE_FALSE(r.passed);
+    REQUIRE_THAT(r.first_mismatch, Catch::StartsWith("C[5, 5]") && Catch::Contains(k.says));
+    REQUIRE(r.checked == 64);
+    c[45] = 25;
+  }
+  // An infinite expected value matches only the same infinity.
+  expected[0][3] = want[3] = INFINITY;
+  c[3] = 1e30f;
+  REQUIRE_FALSE(measure::compare_outputs(dag, buffers, expected).passed);
+  c[3] = INFINITY;
+  REQUIRE(measure::compare_outputs(dag, buffers, expected).passed);
+}
+
 TEST_CASE("large outputs are checked on a seeded sample", "[measure][checker]") {
   ir::ComputeDAG dag = test::matmul_dag(64, 64, 64);
   measure::ArgumentBuffers buffers(dag, 1);
@@ -69,6 +108,25 @@ TEST_CASE("timer raises the number of calls to reach min_repeat_ms", "[measure][
   REQUIRE(t.number > 1);
   REQUIRE(calls >= 3 * t.number);
   REQUIRE(t.min() <= t.median());
+}
+
+TEST_CASE("timer keeps its first long-enough repeat whatever the guessed call time",
+          "[measure][timer]") {
+  measure::TimingOptions options;
+  options.warmup = 0;
+  options.repeat = 2;
+  options.min_repeat_ms = 1;
+  volatile double sink = 0;
+  auto spin = [&] {
+    for (int i = 0; i < 2000; ++i)
+      sink = sink + 1;
+  };
+  for (double guess : {10.0, 1e-9, 0.0}) {
+    measure::Timing t = measure::time_function(spin, options, guess);
+    REQUIRE(t.seconds.size() == 2);
+    // The kept first repeat passed min_repeat_ms with this number of calls.
+    REQUIRE(t.seconds[0] * t.number >= options.min_repeat_ms / 1000.0);
+  }
 }
 
 TEST_CASE("compile_and_run checks and times a naive kernel", "[measure][run]") {

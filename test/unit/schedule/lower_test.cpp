@@ -44,3 +44,23 @@ TEST_CASE("reduction identities", "[schedule][lower]") {
   REQUIRE(ir::to_string(schedule::reduce_identity(ReduceOp::Max, ScalarType::F32)) == "-inf");
   REQUIRE(ir::to_string(schedule::reduce_identity(ReduceOp::Min, ScalarType::I32)) == "2147483647");
 }
+
+TEST_CASE("auto_unroll counts vector statements once but caps the lanes it expands",
+          "[schedule][lower]") {
+  auto nest_for = [](std::int64_t k_inner) {
+    schedule::State s(test::matmul_dag(4, 64, 128));
+    s.split("C", "k", {k_inner});
+    s.reorder("C", {"i", "j", "k.0", "k.1"});
+    s.split("C", "j", {64});
+    s.reorder("C", {"i", "j.0", "k.0", "k.1", "j.1"});
+    s.vectorize("C", "j.1");
+    s.pragma_auto_unroll("C", 512);
+    return schedule::to_string(schedule::lower(s, {.expand_unrolled = false}));
+  };
+  // 32 vector statements of 64 lanes: 2048 lanes, unrolled.
+  REQUIRE_THAT(nest_for(32), Catch::Contains("unrolled for k.1"));
+  // 64 of them: within max_step, but 4096 lanes would be expanded.
+  std::string big = nest_for(64);
+  REQUIRE_THAT(big, Catch::Contains("for k.1"));
+  REQUIRE_THAT(big, !Catch::Contains("unrolled for k.1"));
+}
