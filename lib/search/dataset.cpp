@@ -219,7 +219,10 @@ Evaluation evaluate(model::CostModel& model, const std::vector<model::Sample>& s
   e.pairwise = model::pairwise_accuracy(scored);
   e.pairwise_gap = model::pairwise_accuracy(scored, Evaluation::kNoiseGap);
   e.pairwise_task_mean = model::pairwise_accuracy_per_task(scored).mean;
-  e.pairwise_task_mean_gap = model::pairwise_accuracy_per_task(scored, Evaluation::kNoiseGap).mean;
+  model::PerTaskPairwise per_task =
+      model::pairwise_accuracy_per_task(scored, Evaluation::kNoiseGap);
+  e.pairwise_task_mean_gap = per_task.mean;
+  e.pairwise_per_task = per_task.per_task;
   model::TopKScore t1 = model::top_k_score(scored, 1), t5 = model::top_k_score(scored, 5);
   e.top1 = t1.mean;
   e.top5 = t5.mean;
@@ -234,8 +237,15 @@ std::string Evaluation::describe() const {
       "({:.3f} without near-ties)\n",
       programs, tasks, pairwise, top1, top5, kNoiseGap * 100, pairwise_gap, pairwise_task_mean,
       pairwise_task_mean_gap);
-  for (const auto& [task, score] : top1_per_task)
-    out += fmt::format("  {:<32} top-1 {:.3f}\n", task, score);
+  // Both lists are in task name order; a task without a valid best has no
+  // top-1 entry.
+  std::map<std::string, double> pairwise_of(pairwise_per_task.begin(), pairwise_per_task.end());
+  for (const auto& [task, score] : top1_per_task) {
+    auto p = pairwise_of.find(task);
+    out += p == pairwise_of.end()
+               ? fmt::format("  {:<34} top-1 {:.3f}\n", task, score)
+               : fmt::format("  {:<34} top-1 {:.3f}  pairwise {:.3f}\n", task, score, p->second);
+  }
   return out;
 }
 

@@ -82,6 +82,8 @@ struct Evaluation {
   double top1 = 0, top5 = 0; ///< mean over tasks of (true best of the top-k picks / true best)
   int programs = 0, tasks = 0;
   std::vector<std::pair<std::string, double>> top1_per_task;
+  /// Pairwise accuracy of each task, without near-ties (task name order).
+  std::vector<std::pair<std::string, double>> pairwise_per_task;
   std::string describe() const;
 };
 
