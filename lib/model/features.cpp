@@ -103,11 +103,18 @@ constexpr const char* kTailNames[] = {"alloc_local_bytes", "alloc_heap_bytes", "
                                       "unroll_stmts"};
 constexpr int kTailColumns = sizeof(kTailNames) / sizeof(kTailNames[0]);
 
+// The register block: the innermost run of unrolled and vectorized loops,
+// which becomes straight-line vector code, and the serial loop around it.
+constexpr const char* kRegisterNames[] = {"reg_block",      "reg_accumulators", "reg_loads",
+                                          "reg_flops_per_load", "reg_serial_extent"};
+constexpr int kRegisterColumns = sizeof(kRegisterNames) / sizeof(kRegisterNames[0]);
+
 constexpr int kAnnotationOffset = kComputeColumns;
 constexpr int kBufferOffset = kAnnotationOffset + 3 * kAnnotationColumns;
 constexpr int kIntensityOffset = kBufferOffset + kBufferSlots * kBufferColumns;
 constexpr int kTailOffset = kIntensityOffset + kIntensityPoints;
-constexpr int kColumns = kTailOffset + kTailColumns;
+constexpr int kRegisterOffset = kTailOffset + kTailColumns;
+constexpr int kColumns = kRegisterOffset + kRegisterColumns;
 
 std::vector<std::string> make_names() {
   std::vector<std::string> names;
@@ -122,6 +129,8 @@ std::vector<std::string> make_names() {
   for (int i = 0; i < kIntensityPoints; ++i)
     names.push_back("arith_intensity_" + std::to_string(i));
   for (const char* n : kTailNames)
+    names.emplace_back(n);
+  for (const char* n : kRegisterNames)
     names.emplace_back(n);
   return names;
 }
@@ -1128,10 +1137,40 @@ struct RowBuilder {
         copies *= static_cast<double>(c.extent);
     tail[9] = copies;
 
+    register_block(ops, bufs, &v[kRegisterOffset]);
+
     std::vector<float> out(kColumns);
     for (int c = 0; c < kColumns; ++c)
       out[static_cast<size_t>(c)] = static_cast<float>(std::log2(1.0 + std::max(0.0, v[c])));
     return out;
+  }
+
+  /// The register block (see kRegisterNames): statement instances in it,
+  /// distinct elements it stores (accumulators, when the store is a
+  /// reduction), distinct elements it loads from other buffers, FLOPs per
+  /// such load, and the extent of the serial loop just outside it (what its
+  /// loop overhead is spread over).
+  void register_block(const std::array<double, kComputeColumns>& ops,
+                      const std::vector<BufferStats>& bufs, double* out) const {
+    size_t level = chain.size();
+    while (level > 0 && (chain[level - 1].kind == ForKind::Unrolled ||
+                         chain[level - 1].kind == ForKind::Vectorized))
+      --level;
+    const double block = product(level, chain.size());
+    const double flops = 2 * ops[FloatMad] + ops[FloatAddSub] + ops[FloatMul] + ops[FloatDivMod] +
+                         ops[FloatCmp] + ops[FloatMath];
+    double stored = 0, loaded = 0;
+    for (const BufferStats& b : bufs) {
+      if (b.write)
+        stored += b.unique_elems[level];
+      else
+        loaded += b.unique_elems[level];
+    }
+    out[0] = block;
+    out[1] = stored;
+    out[2] = loaded;
+    out[3] = loaded > 0 ? flops * block / loaded : flops * block;
+    out[4] = level > 0 ? static_cast<double>(chain[level - 1].extent) : 0;
   }
 
   /// FLOPs per byte of unique data at every level of the nest from the

@@ -13,7 +13,7 @@
 namespace kiln::model {
 
 /// Bumped whenever a column changes meaning; saved models record it.
-inline constexpr int kFeatureVersion = 1;
+inline constexpr int kFeatureVersion = 2;
 
 /// The features of one program: one row per store statement, every row
 /// feature_count() long.

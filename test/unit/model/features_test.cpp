@@ -190,3 +190,24 @@ TEST_CASE("an empty loop nest has no rows", "[model][features]") {
   schedule::LoweredFunc f{"empty", {}, schedule::Block::make({})};
   REQUIRE(model::extract_features(f).rows.empty());
 }
+
+TEST_CASE("the register block counts a tile's accumulators and loads", "[model][features]") {
+  ir::ComputeDAG dag = test::matmul_dag(64, 64, 64);
+  model::ProgramFeatures tiled =
+      model::extract_features(test::lower_for_features(tiled_matmul(dag)));
+  model::ProgramFeatures naive = model::extract_features(schedule::lower_naive(dag));
+  const auto& t = *find_row(tiled, true);
+  const auto& n = *find_row(naive, true);
+  // k.1 (4) x i (4) unrolled x j (16 lanes): 256 instances keeping a 4x16
+  // tile of C.local, loading 4x4 of A and 4x16 of B, over k.0 (16).
+  REQUIRE(column(t, "reg_block") == Approx(256).epsilon(1e-4));
+  REQUIRE(column(t, "reg_accumulators") == Approx(64).epsilon(1e-4));
+  REQUIRE(column(t, "reg_loads") == Approx(16 + 64).epsilon(1e-4));
+  REQUIRE(column(t, "reg_flops_per_load") == Approx(2.0 * 256 / 80).epsilon(1e-4));
+  REQUIRE(column(t, "reg_serial_extent") == Approx(16).epsilon(1e-4));
+  // Naive: no block; one multiply-add per two loads, in the k loop of 64.
+  REQUIRE(column(n, "reg_block") == Approx(1).epsilon(1e-4));
+  REQUIRE(column(n, "reg_accumulators") == Approx(1).epsilon(1e-4));
+  REQUIRE(column(n, "reg_loads") == Approx(2).epsilon(1e-4));
+  REQUIRE(column(n, "reg_serial_extent") == Approx(64).epsilon(1e-4));
+}
