@@ -11,6 +11,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <random>
 #include <sstream>
 #include <string_view>
 
@@ -164,6 +165,7 @@ nlohmann::json params_json(const XGBoostParams& p) {
           {"min_weight", p.min_weight},
           {"objective", to_string(p.objective)},
           {"pair_gap", p.pair_gap},
+          {"max_pairs_per_program", p.max_pairs_per_program},
           {"subsample", p.subsample},
           {"colsample", p.colsample}};
 }
@@ -188,6 +190,8 @@ XGBoostParams params_from_json(const nlohmann::json& j) {
   p.objective = objective_from_string(j.value("objective", to_string(Objective::PackSum)))
                     .value_or(d.objective);
   p.pair_gap = j.value("pair_gap", d.pair_gap);
+  // A file written before pair sampling trained on every pair.
+  p.max_pairs_per_program = j.value("max_pairs_per_program", 0);
   p.subsample = j.value("subsample", d.subsample);
   p.colsample = j.value("colsample", d.colsample);
   return p;
@@ -205,24 +209,39 @@ std::string checksum(const char* data, std::size_t n) {
 }
 
 /// The training pairs of the rank objective: (faster, slower) programs of
-/// the same task whose labels differ by more than `gap` of the larger.
+/// the same task whose labels differ by more than `gap` of the larger. In a
+/// large task each program gets `per_program` random partners instead of
+/// all of them (see XGBoostParams::max_pairs_per_program).
 std::vector<std::pair<std::size_t, std::size_t>>
 rank_pairs(const std::vector<const std::string*>& tasks, const std::vector<double>& labels,
-           double gap) {
+           double gap, int per_program, std::uint64_t seed) {
   std::map<std::string_view, std::vector<std::size_t>> by_task;
   for (std::size_t p = 0; p < tasks.size(); ++p)
     by_task[*tasks[p]].push_back(p);
   std::vector<std::pair<std::size_t, std::size_t>> pairs;
-  for (const auto& [task, idx] : by_task)
-    for (std::size_t a = 0; a < idx.size(); ++a)
-      for (std::size_t b = a + 1; b < idx.size(); ++b) {
-        std::size_t hi = idx[a], lo = idx[b];
-        if (labels[hi] < labels[lo])
-          std::swap(hi, lo);
-        if (labels[hi] - labels[lo] <= gap * labels[hi] || labels[hi] == labels[lo])
-          continue;
-        pairs.emplace_back(hi, lo);
+  auto add = [&](std::size_t hi, std::size_t lo) {
+    if (labels[hi] < labels[lo])
+      std::swap(hi, lo);
+    if (labels[hi] - labels[lo] <= gap * labels[hi] || labels[hi] == labels[lo])
+      return;
+    pairs.emplace_back(hi, lo);
+  };
+  std::mt19937_64 rng(seed);
+  for (const auto& [task, idx] : by_task) {
+    const std::size_t n = idx.size(), k = static_cast<std::size_t>(std::max(per_program, 0));
+    if (k == 0 || n * (n - 1) / 2 <= n * k) {
+      for (std::size_t a = 0; a < n; ++a)
+        for (std::size_t b = a + 1; b < n; ++b)
+          add(idx[a], idx[b]);
+      continue;
+    }
+    std::uniform_int_distribution<std::size_t> other(0, n - 2);
+    for (std::size_t a = 0; a < n; ++a)
+      for (std::size_t i = 0; i < k; ++i) {
+        std::size_t b = other(rng);
+        add(idx[a], idx[b >= a ? b + 1 : b]);
       }
+  }
   return pairs;
 }
 
@@ -305,6 +324,10 @@ XGBoostParams offline_training_params() {
   p.colsample = 0.5;
   p.max_rounds = 150;
   return p;
+}
+
+XGBoostParams online_training_params() {
+  return {};
 }
 
 std::string to_string(Objective objective) {
@@ -433,7 +456,8 @@ void XGBoostModel::fit(const std::vector<Sample>& samples, bool from_scratch) {
     std::vector<std::pair<std::size_t, std::size_t>> pairs;
     std::vector<double> pairs_of(programs, 0.0);
     if (rank) {
-      pairs = rank_pairs(tasks, labels, params_.pair_gap);
+      pairs =
+          rank_pairs(tasks, labels, params_.pair_gap, params_.max_pairs_per_program, params_.seed);
       for (const auto& [hi, lo] : pairs) {
         pairs_of[hi] += 1;
         pairs_of[lo] += 1;

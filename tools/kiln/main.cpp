@@ -435,7 +435,7 @@ static int tune_command(CLI::App* cmd, const OpOptions& op, TuneFlags& flags) {
       return fail(loaded.error());
     model = std::make_unique<model::XGBoostModel>(std::move(*loaded));
   } else {
-    model = std::make_unique<model::XGBoostModel>();
+    model = std::make_unique<model::XGBoostModel>(model::online_training_params());
   }
   auto sp = search::make_search_space(*dag, target, flags.space, flags.template_name);
   if (!sp)
@@ -653,7 +653,7 @@ static int compare_command(CLI::App* cmd, const OpOptions& op, TuneFlags& flags)
     search::TuneOptions o = flags.options;
     o.mode = mode;
     o.run = "";
-    model::XGBoostModel fresh;
+    model::XGBoostModel fresh(model::online_training_params());
     model::CostModel& m =
         mode == search::Mode::Online ? static_cast<model::CostModel&>(fresh) : *pretrained;
     search::Tuner tuner({*dag, op.file, target, writer->get()}, **sp, **measurer, m, o);

@@ -382,3 +382,37 @@ TEST_CASE("features and prediction of 2048 matmul 512^3 configs", "[model][xgboo
                                      << feat + pred << " s");
   REQUIRE(scores.size() == 2048);
 }
+
+TEST_CASE("the rank objective samples pairs in a large task and still ranks it",
+          "[model][xgboost]") {
+  // One task of 600 programs whose label is a known function of column 0:
+  // all pairs would be 179 700; with 4 partners a program, about 2 400.
+  auto program = [](double x) {
+    model::ProgramFeatures f;
+    std::vector<float> row(static_cast<size_t>(model::feature_count()), 0.0f);
+    row[0] = static_cast<float>(x);
+    row[1] = static_cast<float>(x * x);
+    f.rows.push_back(row);
+    return f;
+  };
+  std::vector<model::Sample> train, test;
+  for (int i = 0; i < 700; ++i) {
+    const double x = (i * 37 % 700) / 70.0;
+    model::Sample s{program(x), 1.0 / (1.0 + (x - 6) * (x - 6)), "one-task"};
+    (i < 600 ? train : test).push_back(s);
+  }
+  model::XGBoostParams p = model::offline_training_params();
+  p.max_pairs_per_program = 4;
+  model::XGBoostModel m(p);
+  m.train(train);
+  std::vector<model::ProgramFeatures> programs;
+  for (const auto& s : test)
+    programs.push_back(s.features);
+  std::vector<double> scores = m.predict(programs);
+  std::vector<model::Scored> scored;
+  for (size_t i = 0; i < test.size(); ++i)
+    scored.push_back({test[i].task, scores[i], test[i].label});
+  REQUIRE(model::pairwise_accuracy(scored) > 0.9);
+  // The sampling is part of the saved settings.
+  REQUIRE(m.params().max_pairs_per_program == 4);
+}
