@@ -105,7 +105,7 @@ constexpr int kTailColumns = sizeof(kTailNames) / sizeof(kTailNames[0]);
 
 // The register block: the innermost run of unrolled and vectorized loops,
 // which becomes straight-line vector code, and the serial loop around it.
-constexpr const char* kRegisterNames[] = {"reg_block",      "reg_accumulators", "reg_loads",
+constexpr const char* kRegisterNames[] = {"reg_block", "reg_accumulators", "reg_loads",
                                           "reg_flops_per_load", "reg_serial_extent"};
 constexpr int kRegisterColumns = sizeof(kRegisterNames) / sizeof(kRegisterNames[0]);
 
@@ -708,6 +708,12 @@ private:
   Scanner scan_;
 };
 
+/// Floating-point operations of one execution, a multiply-add counting two.
+double float_flops(const std::array<double, kComputeColumns>& ops) {
+  return 2 * ops[FloatMad] + ops[FloatAddSub] + ops[FloatMul] + ops[FloatDivMod] + ops[FloatCmp] +
+         ops[FloatMath];
+}
+
 // --- phase 2: one row per group ------------------------------------------------
 
 /// A loop of a row's nest; the virtual one stands for the unrolled copies.
@@ -1157,8 +1163,7 @@ struct RowBuilder {
                          chain[level - 1].kind == ForKind::Vectorized))
       --level;
     const double block = product(level, chain.size());
-    const double flops = 2 * ops[FloatMad] + ops[FloatAddSub] + ops[FloatMul] + ops[FloatDivMod] +
-                         ops[FloatCmp] + ops[FloatMath];
+    const double flops = float_flops(ops);
     double stored = 0, loaded = 0;
     for (const BufferStats& b : bufs) {
       if (b.write)
@@ -1178,8 +1183,7 @@ struct RowBuilder {
   /// (Ansor's curve).
   void intensity(const std::array<double, kComputeColumns>& ops,
                  const std::vector<BufferStats>& bufs, double* out) const {
-    const double flops = 2 * ops[FloatMad] + ops[FloatAddSub] + ops[FloatMul] + ops[FloatDivMod] +
-                         ops[FloatCmp] + ops[FloatMath];
+    const double flops = float_flops(ops);
     if (flops <= 0)
       return;
     std::vector<double> x, y; // log2 FLOPs and intensity, inner to outer
