@@ -16,6 +16,12 @@
 
 namespace kiln::measure {
 
+bool timed_by_checked_run(double first_seconds, double best_seconds, const RunnerOptions& options) {
+  return options.slow_cutoff_ratio > 0 && best_seconds > 0 &&
+         first_seconds > options.slow_cutoff_ratio * best_seconds &&
+         first_seconds >= options.timing.min_repeat_ms / 1e3;
+}
+
 namespace {
 
 /// One trial: load, run once (checked; it also warms the caches), compare,
@@ -40,8 +46,7 @@ MeasureResult run_trial(codegen::Jit& jit, const codegen::ObjectCode& object,
   if (!check.passed) {
     result.error = MeasureError::WrongAnswer;
     result.message = check.first_mismatch;
-  } else if (options.slow_cutoff_ratio > 0 && best_seconds > 0 &&
-             first_seconds > options.slow_cutoff_ratio * best_seconds) {
+  } else if (timed_by_checked_run(first_seconds, best_seconds, options)) {
     result.costs = {first_seconds};
     result.number = 1;
   } else {

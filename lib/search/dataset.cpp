@@ -57,6 +57,13 @@ std::vector<model::Sample> samples_from_records(const std::vector<measure::Recor
   return samples;
 }
 
+measure::MeasureOptions dataset_measure_options() {
+  measure::MeasureOptions o;
+  o.runner.timing.repeat = 5;
+  o.runner.timing.min_repeat_ms = 25;
+  return o;
+}
+
 std::vector<ir::ParamOverrides> dataset_shapes(const std::vector<ir::ParamDecl>& params) {
   // Scales in eighths, largest first after the defaults. 3/4 and 3/8 give
   // sizes that are not powers of two (384, 42), whose tiles leave tails.

@@ -505,9 +505,12 @@ SketchSpace::SketchSpace(const ir::ComputeDAG& dag, const SpaceParams& params)
                                       : params.max_innermost_factor;
         axes.push_back({p.stage, st.axes[a].name, st.axes[a].extent, parts, false, max_inner});
       }
-      if (const ir::Reduce* r = st.reduction())
+      if (const ir::Reduce* r = st.reduction()) {
+        std::int64_t max_inner =
+            p.pack.empty() ? params.max_innermost_factor : params.max_pack_depth;
         for (const ir::IterVar& ra : r->axes)
-          axes.push_back({p.stage, ra.name, ra.extent, 2, true, params.max_innermost_factor});
+          axes.push_back({p.stage, ra.name, ra.extent, 2, true, max_inner});
+      }
     }
     if (d.name.empty())
       d.name = "simple";

@@ -504,8 +504,8 @@ static Expected<model::XGBoostModel> pretrained_model(const std::string& file) {
   return m;
 }
 
-static int dataset_command(const std::string& dir, int samples, std::uint64_t seed,
-                           const std::string& out, double timeout) {
+static int dataset_command(const std::string& dir, const search::DatasetOptions& options,
+                           const std::string& out) {
   std::vector<std::string> files;
   for (const auto& e : std::filesystem::directory_iterator(dir))
     if (e.path().extension() == ".kop")
@@ -524,10 +524,6 @@ static int dataset_command(const std::string& dir, int samples, std::uint64_t se
   auto writer = measure::LogWriter::open(out);
   if (!writer)
     return fail(writer.error());
-  search::DatasetOptions options;
-  options.samples = samples;
-  options.seed = seed;
-  options.measure.runner.timeout_seconds = timeout;
   auto err =
       search::collect_dataset(files, codegen::Target::host(), options, existing, **writer,
                               [](const search::DatasetProgress& p) {
@@ -768,16 +764,26 @@ int main(int argc, char** argv) {
                       "log of the three runs (default: OPNAME.compare.jsonl)");
 
   std::string data_dir, data_out = "dataset.jsonl";
-  int data_samples = 100;
-  double data_timeout = 10;
+  search::DatasetOptions data_options;
+  measure::RunnerOptions& data_runner = data_options.measure.runner;
   CLI::App* dataset =
       app.add_subcommand("dataset", "measure random configs of every op in a folder");
   dataset->add_option("opdir", data_dir, "folder of .kop files")->required();
-  dataset->add_option("--samples", data_samples, "random configs per task")->capture_default_str();
-  dataset->add_option("--seed", seed, "random seed")->capture_default_str();
+  dataset->add_option("--samples", data_options.samples, "random configs per task")
+      ->capture_default_str();
+  dataset->add_option("--seed", data_options.seed, "random seed")->capture_default_str();
   dataset->add_option("-o,--output", data_out, "the log to write (resumed if it exists)")
       ->capture_default_str();
-  dataset->add_option("--timeout", data_timeout, "seconds per candidate")->capture_default_str();
+  dataset->add_option("--timeout", data_runner.timeout_seconds, "seconds per candidate")
+      ->capture_default_str();
+  dataset
+      ->add_option("--repeat", data_runner.timing.repeat,
+                   "timed repeats; the label is their median")
+      ->capture_default_str();
+  dataset
+      ->add_option("--min-repeat-ms", data_runner.timing.min_repeat_ms,
+                   "raise calls per repeat until a repeat lasts this long")
+      ->capture_default_str();
 
   std::vector<std::string> data_files, holdout_ops;
   std::string model_out = "kiln.model", holdout = "none";
@@ -864,7 +870,7 @@ int main(int argc, char** argv) {
   if (compare->parsed())
     return compare_command(compare, op, compare_flags);
   if (dataset->parsed())
-    return dataset_command(data_dir, data_samples, seed, data_out, data_timeout);
+    return dataset_command(data_dir, data_options, data_out);
   if (train->parsed())
     return train_command(data_files, model_out, holdout, holdout_ops, xgb);
   if (evaluate->parsed())

@@ -28,9 +28,20 @@ struct RunnerOptions {
   /// A candidate whose checked run takes more than this many times the best
   /// time this runner has measured is timed by that one run only: it cannot
   /// be the best, and timing it fully would cost more than the rest of the
-  /// batch (0: always time fully).
+  /// batch (0: always time fully). Only a run as long as a timed repeat
+  /// (timing.min_repeat_ms) counts: see timed_by_checked_run.
   double slow_cutoff_ratio = 4;
 };
+
+/// Whether a candidate whose checked (first, cold) run took `first_seconds`
+/// is timed by that run alone, `best_seconds` being the best median so far.
+/// A microsecond kernel's first call is several times slower than its warm
+/// calls (cold caches and TLB, sleeping pool threads): judged by it, a
+/// config as good as the best would be logged as 4-5x slower and mislead
+/// the search and the cost model. So the cutoff needs both a slow ratio and
+/// a run at least one timed repeat long, where that one run is a fair
+/// measurement and timing it fully is what costs.
+bool timed_by_checked_run(double first_seconds, double best_seconds, const RunnerOptions& options);
 
 class Runner {
 public:

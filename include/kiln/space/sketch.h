@@ -49,6 +49,10 @@ struct SpaceParams {
   int vector_lanes = 16; ///< longest vector loop (host width / element size)
   int cores = 1;
   std::int64_t max_innermost_factor = 64; ///< Ansor's max_innermost_split_factor
+  /// Packed sketch: longest reduction block of one packed panel. It is a
+  /// cache block (OpenBLAS's sgemm kc is 256-384), not a register tile, so
+  /// max_innermost_factor would cap it four times too short.
+  std::int64_t max_pack_depth = 512;
 };
 
 enum class PlanKind : std::uint8_t { Inline, MultiLevel, Simple, Outer };

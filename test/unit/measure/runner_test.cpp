@@ -147,3 +147,20 @@ TEST_CASE("a worker that cannot start is a clear error", "[measure][isolate]") {
   REQUIRE(runner.error().id() == "worker-error");
   REQUIRE_THAT(runner.error().message(), Catch::Contains("pipe"));
 }
+
+TEST_CASE("only a slow checked run as long as a timed repeat replaces timing",
+          "[measure][runner]") {
+  RunnerOptions o;
+  o.slow_cutoff_ratio = 4;
+  o.timing.min_repeat_ms = 10;
+  // A 100 ms random kernel when the best is 5 ms: its one run is the label.
+  CHECK(timed_by_checked_run(0.100, 0.005, o));
+  // A 60 us cold first call of a kernel whose warm calls may be as fast as
+  // the 16 us best: it is timed fully.
+  CHECK_FALSE(timed_by_checked_run(60e-6, 16e-6, o));
+  // Not slow enough, no best yet, or the cutoff off: timed fully.
+  CHECK_FALSE(timed_by_checked_run(0.015, 0.005, o));
+  CHECK_FALSE(timed_by_checked_run(0.100, 0, o));
+  o.slow_cutoff_ratio = 0;
+  CHECK_FALSE(timed_by_checked_run(0.100, 0.005, o));
+}

@@ -62,6 +62,15 @@ TEST_CASE("unseen-shape split holds out the middle task of each op", "[search][d
   CHECK(s.train.size() + s.test.size() == records.size());
 }
 
+TEST_CASE("a dataset times its labels longer than a tuning run", "[search][dataset]") {
+  DatasetOptions options;
+  measure::MeasureOptions tuning;
+  CHECK(options.measure.runner.timing.repeat == 5);
+  CHECK(options.measure.runner.timing.min_repeat_ms == 25);
+  CHECK(options.measure.runner.timing.repeat > tuning.runner.timing.repeat);
+  CHECK(options.measure.runner.timing.min_repeat_ms > tuning.runner.timing.min_repeat_ms);
+}
+
 TEST_CASE("collect_dataset measures every shape and resumes without re-measuring",
           "[search][dataset]") {
   std::string op = temp_path("kiln_dataset_test_row_sum.kop");
