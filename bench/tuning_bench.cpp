@@ -22,6 +22,7 @@
 #include "kiln/schedule/lower.h"
 #include "kiln/schedule/state.h"
 #include "kiln/search/search_space.h"
+#include "kiln/search/strategy.h"
 #include "kiln/space/sketch.h"
 #include "kiln/support/error.h"
 #include "kiln/support/stopwatch.h"
@@ -110,6 +111,17 @@ void bench_prediction(const search::SketchSearchSpace& space, const Options& o) 
              "{:.3f}) + predict {:.3f} s = {:.3f} s on one thread ({:.0f} configs/s, {} scores)\n",
              points.size(), features_s, replay_s, lower_s, extract_s, predict_s,
              features_s + predict_s, points.size() / (features_s + predict_s), scores.size());
+  // The same work as the tuner does it (SearchContext::predict: features on
+  // two threads into an empty cache, then one prediction call).
+  std::mt19937_64 ctx_rng(o.seed);
+  search::SearchContext ctx(space, *model, ctx_rng);
+  Stopwatch tuner_clock;
+  std::vector<double> tuner_scores = ctx.predict(points);
+  double tuner_s = tuner_clock.lap_ms() / 1e3;
+  fmt::print("prediction {} configs as the tuner does it (features on {} threads): {:.3f} s "
+             "({:.0f} configs/s, {} scores)\n",
+             points.size(), search::SearchContext::feature_threads(), tuner_s,
+             points.size() / tuner_s, tuner_scores.size());
 }
 
 /// Random configs whose steps replay into a valid State (the builder would

@@ -90,6 +90,10 @@ const model::ProgramFeatures& SearchContext::features(const Point& p) {
   return feature_cache_[key] = space.features(p);
 }
 
+unsigned SearchContext::feature_threads() {
+  return std::max(1u, std::min(2u, std::thread::hardware_concurrency()));
+}
+
 std::vector<double> SearchContext::predict(const std::vector<Point>& points) {
   // Lowering for features dominates: fill the cache on two threads.
   std::vector<const Point*> missing;
@@ -100,7 +104,7 @@ std::vector<double> SearchContext::predict(const std::vector<Point>& points) {
       missing.push_back(&p);
   }
   std::vector<model::ProgramFeatures> computed(missing.size());
-  unsigned threads = std::max(1u, std::min(2u, std::thread::hardware_concurrency()));
+  unsigned threads = feature_threads();
   auto work = [&](unsigned t) {
     for (size_t i = t; i < missing.size(); i += threads)
       computed[i] = space.features(*missing[i]);

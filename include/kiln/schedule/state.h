@@ -93,6 +93,9 @@ public:
 
 private:
   void apply_or_throw(const Step& step);
+  /// apply without a copy to roll back to: the state is left half-changed
+  /// when the step is refused. For replay, which drops such a state.
+  std::optional<Error> apply_unguarded(const Step& step);
   ir::ComputeDAG original_;
   ir::ComputeDAG dag_;
   std::vector<StageState> stages_;

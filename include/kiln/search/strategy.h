@@ -65,6 +65,10 @@ public:
   SearchContext(const SearchSpace& space, model::CostModel& model, std::mt19937_64& rng)
       : space(space), model(model), rng(rng) {}
 
+  /// Threads predict() extracts features on: the cores, at most 2 (the
+  /// machine kiln is tuned for has 2; more would contend with measuring).
+  static unsigned feature_threads();
+
   const SearchSpace& space;
   model::CostModel& model;
   std::mt19937_64& rng;

@@ -189,6 +189,25 @@ TEST_CASE("the benchmark's matmul 1024 schedule, B packed, is a member of the sk
   REQUIRE(canonical_nest(*from_space) == canonical_nest(hand));
 }
 
+TEST_CASE("the packed sketch samples reduction blocks deeper than a register tile",
+          "[space][sample]") {
+  // The packed panel's k block is a cache block (the benchmark schedule's
+  // is 256): max_pack_depth caps it, max_innermost_factor caps the rest.
+  ir::ComputeDAG dag = test::matmul_dag(1024, 1024, 1024);
+  SketchSpace sp(dag, SpaceParams{16, 2, 64});
+  REQUIRE(sp.sketches().size() == 4);
+  std::mt19937_64 rng(7);
+  std::int64_t deepest_packed = 0, deepest_other = 0;
+  for (int i = 0; i < 2000; ++i) {
+    SketchConfig c = sp.sample(rng);
+    std::int64_t k_inner = c.tiles.back().back(); // C.k is the last tile axis
+    (c.sketch == 3 ? deepest_packed : deepest_other) =
+        std::max(c.sketch == 3 ? deepest_packed : deepest_other, k_inner);
+  }
+  CHECK(deepest_packed == 512);
+  CHECK(deepest_other == 64);
+}
+
 TEST_CASE("sampling is fast", "[space][sample][!benchmark]") {
   SketchSpace sp(test::matmul_dag(512, 512, 512), SpaceParams{16, 2, 64});
   std::mt19937_64 rng(1);
