@@ -254,6 +254,16 @@ int Sketch::max_parallel(int plan) const {
   return spatial;
 }
 
+bool Sketch::uses_unroll(int plan) const {
+  const StagePlan& p = plans_.at(plan);
+  if (p.kind == PlanKind::MultiLevel)
+    return true;
+  if (p.kind != PlanKind::Simple)
+    return false;
+  return std::any_of(axes_.begin(), axes_.end(),
+                     [&](const TileAxis& a) { return a.stage == p.stage && a.reduce; });
+}
+
 std::vector<Step> Sketch::steps(const SketchConfig& config) const {
   std::vector<Step> out;
   StepWriter w(*this, config, out);
@@ -531,7 +541,9 @@ SketchConfig SketchSpace::sample(std::mt19937_64& rng) const {
     // Parallel loops pay off on more than one core; a few outer loops suffice.
     c.parallel.push_back(
         n == 0 || params_.cores <= 1 ? 0 : std::uniform_int_distribution<int>(1, n)(rng));
-    c.unroll.push_back(kUnrollChoices[std::uniform_int_distribution<int>(0, 3)(rng)]);
+    c.unroll.push_back(sk.uses_unroll(static_cast<int>(p))
+                           ? kUnrollChoices[std::uniform_int_distribution<int>(0, 3)(rng)]
+                           : 0);
   }
   return c;
 }
@@ -567,14 +579,25 @@ SketchConfig SketchSpace::mutate(const SketchConfig& config, std::mt19937_64& rn
       return c;
     }
   }
-  size_t p = std::uniform_int_distribution<size_t>(0, c.unroll.size() - 1)(rng);
-  if (pick < 0.95) {
-    c.unroll[p] = kUnrollChoices[std::uniform_int_distribution<int>(0, 3)(rng)];
+  // Annotations: only the knobs a plan uses (see Sketch::uses_unroll).
+  std::vector<int> unrolled, parallel;
+  for (size_t p = 0; p < c.unroll.size(); ++p) {
+    if (sk.uses_unroll(static_cast<int>(p)))
+      unrolled.push_back(static_cast<int>(p));
+    if (sk.max_parallel(static_cast<int>(p)) > 0 && params_.cores > 1)
+      parallel.push_back(static_cast<int>(p));
+  }
+  auto any = [&](const std::vector<int>& plans) {
+    return plans[std::uniform_int_distribution<size_t>(0, plans.size() - 1)(rng)];
+  };
+  if (!unrolled.empty() && (pick < 0.95 || parallel.empty())) {
+    c.unroll[any(unrolled)] = kUnrollChoices[std::uniform_int_distribution<int>(0, 3)(rng)];
     return c;
   }
-  int n = sk.max_parallel(static_cast<int>(p));
-  if (n > 0 && params_.cores > 1)
-    c.parallel[p] = std::uniform_int_distribution<int>(1, n)(rng);
+  if (!parallel.empty()) {
+    int p = any(parallel);
+    c.parallel[p] = std::uniform_int_distribution<int>(1, sk.max_parallel(p))(rng);
+  }
   return c;
 }
 

@@ -108,6 +108,11 @@ public:
   std::vector<schedule::Step> steps(const SketchConfig& config) const;
   /// How many outer loops a plan can run in parallel (the choices are 0..n).
   int max_parallel(int plan) const;
+  /// Whether a plan's auto_unroll knob reaches its steps (a multi-level
+  /// tiling, or a simple plan with a reduction). The others' knob stays 0:
+  /// a point differing only there would be another point for the same
+  /// program, which the search would propose and the tuner then skip.
+  bool uses_unroll(int plan) const;
 
 private:
   std::string name_;

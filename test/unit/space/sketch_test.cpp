@@ -1,6 +1,7 @@
 #include "../ir/test_dags.h"
 
 #include "kiln/ir/builder.h"
+#include "kiln/ir/parser.h"
 #include "kiln/schedule/lower.h"
 #include "kiln/space/factorization.h"
 #include "kiln/space/sketch.h"
@@ -206,6 +207,30 @@ TEST_CASE("the packed sketch samples reduction blocks deeper than a register til
   }
   CHECK(deepest_packed == 512);
   CHECK(deepest_other == 64);
+}
+
+TEST_CASE("a mutated point is another program, never the same one again", "[space][sample]") {
+  // conv2d inlines its padding stage: that plan has no parallel or unroll
+  // knob in its steps, so a mutation must not spend itself there (the tuner
+  // skipped up to half of a round's picks as programs already measured).
+  auto dag = ir::parse_op_file(std::string(KILN_SOURCE_DIR) + "/ops/conv2d_nchw.kop");
+  REQUIRE(dag.ok());
+  SketchSpace sp(*dag, SpaceParams{16, 2, 64});
+  std::mt19937_64 rng(3);
+  int mutations = 0, same_program = 0;
+  for (int i = 0; i < 300; ++i) {
+    SketchConfig c = sp.sample(rng);
+    std::string program = schedule::steps_to_json(sp.steps(c));
+    for (int m = 0; m < 10; ++m) {
+      SketchConfig d = sp.mutate(c, rng);
+      if (sp.flatten(d) == sp.flatten(c))
+        continue; // no change (a tile move that did not fit)
+      ++mutations;
+      same_program += schedule::steps_to_json(sp.steps(d)) == program;
+    }
+  }
+  CHECK(mutations > 2000);
+  CHECK(same_program == 0);
 }
 
 TEST_CASE("sampling is fast", "[space][sample][!benchmark]") {
