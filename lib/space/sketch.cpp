@@ -541,9 +541,10 @@ SketchConfig SketchSpace::sample(std::mt19937_64& rng) const {
     // Parallel loops pay off on more than one core; a few outer loops suffice.
     c.parallel.push_back(
         n == 0 || params_.cores <= 1 ? 0 : std::uniform_int_distribution<int>(1, n)(rng));
-    c.unroll.push_back(sk.uses_unroll(static_cast<int>(p))
-                           ? kUnrollChoices[std::uniform_int_distribution<int>(0, 3)(rng)]
-                           : 0);
+    // Drawn even when unused, so that a seed samples the same programs as
+    // before unused knobs were zeroed (datasets resume by program).
+    std::int64_t unroll = kUnrollChoices[std::uniform_int_distribution<int>(0, 3)(rng)];
+    c.unroll.push_back(sk.uses_unroll(static_cast<int>(p)) ? unroll : 0);
   }
   return c;
 }
