@@ -298,7 +298,9 @@ static void add_tune_flags(CLI::App* cmd, TuneFlags& f) {
   cmd->add_option("--timeout", f.timeout, "seconds per candidate before it is killed")
       ->capture_default_str();
   cmd->add_flag("--no-isolate", f.no_isolate, "measure in this process (faster, not crash-safe)");
-  cmd->add_option("--model", f.model_file, "a trained cost model (kiln train)");
+  cmd->add_option("--model", f.model_file,
+                  "a trained cost model (kiln train); offline and hybrid runs default to the "
+                  "shipped data/kiln-default.model");
   cmd->add_option("--save-model", f.save_model, "write the model trained during the run");
   cmd->add_option("--threads", f.threads, "threads for parallel loops (default: all cores)");
   cmd->add_option("--report", f.report, "write an HTML report of the run's log to this file");
@@ -414,6 +416,17 @@ static std::string op_command(const OpOptions& op) {
   return s;
 }
 
+/// The model for offline and hybrid runs: --model, else the default model
+/// shipped in data/ (trained on this machine type by scripts/train-default-model).
+static Expected<model::XGBoostModel> pretrained_model(const std::string& file) {
+  std::string path = file.empty() ? std::string(KILN_DATA_DIR) + "/kiln-default.model" : file;
+  auto m = model::XGBoostModel::load(path);
+  if (!m && file.empty())
+    return Error(m.error().id(),
+                 fmt::format("{}; pass --model FILE (kiln train writes one)", m.error().message()));
+  return m;
+}
+
 static int tune_command(CLI::App* cmd, const OpOptions& op, TuneFlags& flags) {
   if (auto err = finish_tune_flags(cmd, flags))
     return fail(*err);
@@ -429,8 +442,8 @@ static int tune_command(CLI::App* cmd, const OpOptions& op, TuneFlags& flags) {
     return fail(measurer.error());
 
   std::unique_ptr<model::XGBoostModel> model;
-  if (!flags.model_file.empty()) {
-    auto loaded = model::XGBoostModel::load(flags.model_file);
+  if (!flags.model_file.empty() || flags.options.mode != search::Mode::Online) {
+    auto loaded = pretrained_model(flags.model_file);
     if (!loaded)
       return fail(loaded.error());
     model = std::make_unique<model::XGBoostModel>(std::move(*loaded));
@@ -491,17 +504,6 @@ static int tune_command(CLI::App* cmd, const OpOptions& op, TuneFlags& flags) {
   if (auto err = write_run_report(log_path, flags.report))
     return fail(*err);
   return result->best || flags.options.mode == search::Mode::Offline ? 0 : 1;
-}
-
-/// The model for offline and hybrid runs: --model, else the default model
-/// shipped in data/ (trained on this machine type by scripts/train-default-model).
-static Expected<model::XGBoostModel> pretrained_model(const std::string& file) {
-  std::string path = file.empty() ? std::string(KILN_DATA_DIR) + "/kiln-default.model" : file;
-  auto m = model::XGBoostModel::load(path);
-  if (!m && file.empty())
-    return Error(m.error().id(),
-                 fmt::format("{}; pass --model FILE (kiln train writes one)", m.error().message()));
-  return m;
 }
 
 static int dataset_command(const std::string& dir, const search::DatasetOptions& options,
