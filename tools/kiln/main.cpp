@@ -276,6 +276,15 @@ struct TuneFlags {
   std::string config;        ///< TOML file of options
 };
 
+/// --repeat and --min-repeat-ms, for the commands that time kernels.
+static void add_timing_options(CLI::App* cmd, measure::TimingOptions& timing,
+                               const std::string& repeat_help) {
+  cmd->add_option("--repeat", timing.repeat, repeat_help)->capture_default_str();
+  cmd->add_option("--min-repeat-ms", timing.min_repeat_ms,
+                  "raise calls per repeat until a repeat lasts this long")
+      ->capture_default_str();
+}
+
 static void add_tune_flags(CLI::App* cmd, TuneFlags& f) {
   auto& o = f.options;
   cmd->add_option("--trials", o.trials, "measurement budget")->capture_default_str();
@@ -713,10 +722,7 @@ int main(int argc, char** argv) {
   CLI::App* run = app.add_subcommand("run", "compile, check and time an operator's kernel");
   add_op_options(run, op);
   run->add_option("--seed", run_options.seed, "seed of the random inputs")->capture_default_str();
-  run->add_option("--repeat", run_options.timing.repeat, "timed repeats")->capture_default_str();
-  run->add_option("--min-repeat-ms", run_options.timing.min_repeat_ms,
-                  "raise calls per repeat until a repeat lasts this long")
-      ->capture_default_str();
+  add_timing_options(run, run_options.timing, "timed repeats");
   run->add_flag("--flush-cache", run_options.timing.flush_cache,
                 "flush the caches before every repeat (one call per repeat)");
   int threads = 0;
@@ -778,14 +784,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   dataset->add_option("--timeout", data_runner.timeout_seconds, "seconds per candidate")
       ->capture_default_str();
-  dataset
-      ->add_option("--repeat", data_runner.timing.repeat,
-                   "timed repeats; the label is their median")
-      ->capture_default_str();
-  dataset
-      ->add_option("--min-repeat-ms", data_runner.timing.min_repeat_ms,
-                   "raise calls per repeat until a repeat lasts this long")
-      ->capture_default_str();
+  add_timing_options(dataset, data_runner.timing, "timed repeats; the label is their median");
 
   std::vector<std::string> data_files, holdout_ops;
   std::string model_out = "kiln.model", holdout = "none";
