@@ -107,21 +107,36 @@ void bench_prediction(const search::SketchSearchSpace& space, const Options& o) 
   double features_s = replay_s + lower_s + extract_s;
   std::vector<double> scores = model->predict(features);
   double predict_s = clock.lap_ms() / 1e3;
+  // The checksum tells a change that makes features faster from one that
+  // makes them different: it must stay the same.
+  double checksum = 0;
+  for (const model::ProgramFeatures& f : features)
+    for (const std::vector<float>& row : f.rows)
+      for (size_t c = 0; c < row.size(); ++c)
+        checksum += row[c] * static_cast<double>(c % 7 + 1);
   fmt::print("prediction {} configs: features {:.3f} s (replay {:.3f}, lower {:.3f}, extract "
-             "{:.3f}) + predict {:.3f} s = {:.3f} s on one thread ({:.0f} configs/s, {} scores)\n",
+             "{:.3f}) + predict {:.3f} s = {:.3f} s on one thread ({:.0f} configs/s, {} scores; "
+             "feature checksum {:.12g})\n",
              points.size(), features_s, replay_s, lower_s, extract_s, predict_s,
-             features_s + predict_s, points.size() / (features_s + predict_s), scores.size());
+             features_s + predict_s, points.size() / (features_s + predict_s), scores.size(),
+             checksum);
   // The same work as the tuner does it (SearchContext::predict: features on
   // two threads into an empty cache, then one prediction call).
-  std::mt19937_64 ctx_rng(o.seed);
-  search::SearchContext ctx(space, *model, ctx_rng);
-  Stopwatch tuner_clock;
-  std::vector<double> tuner_scores = ctx.predict(points);
-  double tuner_s = tuner_clock.lap_ms() / 1e3;
-  fmt::print("prediction {} configs as the tuner does it (features on {} threads): {:.3f} s "
-             "({:.0f} configs/s, {} scores)\n",
-             points.size(), search::SearchContext::feature_threads(), tuner_s,
-             points.size() / tuner_s, tuner_scores.size());
+  // Five times, each into a new cache: this machine's timings are noisy.
+  std::vector<double> tuner_s;
+  size_t tuner_scores = 0;
+  for (int r = 0; r < 5; ++r) {
+    std::mt19937_64 ctx_rng(o.seed);
+    search::SearchContext ctx(space, *model, ctx_rng);
+    Stopwatch tuner_clock;
+    tuner_scores = ctx.predict(points).size();
+    tuner_s.push_back(tuner_clock.lap_ms() / 1e3);
+  }
+  std::sort(tuner_s.begin(), tuner_s.end());
+  fmt::print("prediction {} configs as the tuner does it (features on {} threads): median {:.3f} s "
+             "of 5 (min {:.3f}, max {:.3f}; {:.0f} configs/s, {} scores)\n",
+             points.size(), search::SearchContext::feature_threads(), tuner_s[2], tuner_s[0],
+             tuner_s[4], points.size() / tuner_s[2], tuner_scores);
 }
 
 /// Random configs whose steps replay into a valid State (the builder would

@@ -7,27 +7,58 @@
 
 namespace kiln::ir {
 
-std::int64_t LinearForm::coeff(const std::string& var) const {
-  auto it = coeffs.find(var);
-  return it == coeffs.end() ? 0 : it->second;
+Coeffs::Coeffs(std::initializer_list<Term> terms) {
+  for (const Term& t : terms)
+    add(t.first, t.second);
+}
+
+std::vector<Coeffs::Term>::const_iterator Coeffs::find(std::string_view var) const {
+  auto it = std::lower_bound(terms_.begin(), terms_.end(), var,
+                             [](const Term& t, std::string_view v) { return t.first < v; });
+  return it != terms_.end() && it->first == var ? it : terms_.end();
+}
+
+std::int64_t Coeffs::get(std::string_view var) const {
+  auto it = find(var);
+  return it == terms_.end() ? 0 : it->second;
+}
+
+void Coeffs::add(std::string_view var, std::int64_t k) {
+  if (k == 0)
+    return;
+  auto it = std::lower_bound(terms_.begin(), terms_.end(), var,
+                             [](const Term& t, std::string_view v) { return t.first < v; });
+  if (it == terms_.end() || it->first != var) {
+    terms_.insert(it, Term{std::string(var), k});
+    return;
+  }
+  it->second += k;
+  if (it->second == 0)
+    terms_.erase(it);
+}
+
+void Coeffs::erase(std::string_view var) {
+  auto it = find(var);
+  if (it != terms_.end())
+    terms_.erase(it);
+}
+
+void Coeffs::scale(std::int64_t k) {
+  for (Term& t : terms_)
+    t.second *= k;
 }
 
 static LinearForm scaled(LinearForm f, std::int64_t k) {
   if (k == 0)
     return {};
-  for (auto& [v, c] : f.coeffs)
-    c *= k;
+  f.coeffs.scale(k);
   f.constant *= k;
   return f;
 }
 
 static LinearForm added(LinearForm a, const LinearForm& b, std::int64_t sign) {
-  for (const auto& [v, c] : b.coeffs) {
-    std::int64_t& slot = a.coeffs[v];
-    slot += sign * c;
-    if (slot == 0)
-      a.coeffs.erase(v);
-  }
+  for (const auto& [v, c] : b.coeffs)
+    a.coeffs.add(v, sign * c);
   a.constant += sign * b.constant;
   return a;
 }
@@ -50,14 +81,14 @@ std::optional<LinearForm> linearize(const Expr& e) {
     return std::nullopt;
   switch (b->op) {
   case BinaryOp::Add:
-    return added(*x, *y, 1);
+    return added(std::move(*x), *y, 1);
   case BinaryOp::Sub:
-    return added(*x, *y, -1);
+    return added(std::move(*x), *y, -1);
   case BinaryOp::Mul:
     if (x->coeffs.empty())
-      return scaled(*y, x->constant);
+      return scaled(std::move(*y), x->constant);
     if (y->coeffs.empty())
-      return scaled(*x, y->constant);
+      return scaled(std::move(*x), y->constant);
     return std::nullopt;
   case BinaryOp::Div:
   case BinaryOp::Mod:
@@ -118,14 +149,14 @@ private:
     LinearForm x = form_of(b->a), y = form_of(b->b);
     switch (b->op) {
     case BinaryOp::Add:
-      return added(x, y, 1);
+      return added(std::move(x), y, 1);
     case BinaryOp::Sub:
-      return added(x, y, -1);
+      return added(std::move(x), y, -1);
     case BinaryOp::Mul:
       if (x.coeffs.empty())
-        return scaled(y, x.constant);
+        return scaled(std::move(y), x.constant);
       if (y.coeffs.empty())
-        return scaled(x, y.constant);
+        return scaled(std::move(x), y.constant);
       break;
     case BinaryOp::Div:
     case BinaryOp::Mod:

@@ -4,10 +4,19 @@
 
 namespace kiln::model {
 
-std::vector<double> RandomModel::predict(const std::vector<ProgramFeatures>& programs) {
+std::vector<double> CostModel::predict(const std::vector<ProgramFeatures>& programs) {
+  std::vector<const ProgramFeatures*> ptrs;
+  ptrs.reserve(programs.size());
+  for (const ProgramFeatures& p : programs)
+    ptrs.push_back(&p);
+  return predict(std::span<const ProgramFeatures* const>(ptrs));
+}
+
+std::vector<double> RandomModel::predict(std::span<const ProgramFeatures* const> programs) {
   std::vector<double> scores;
   scores.reserve(programs.size());
-  for (const ProgramFeatures& p : programs) {
+  for (const ProgramFeatures* program : programs) {
+    const ProgramFeatures& p = *program;
     // splitmix64: one state word, good enough spread, reproducible everywhere
     // (std::uniform_real_distribution is not specified bit for bit).
     state_ += 0x9e3779b97f4a7c15ULL;

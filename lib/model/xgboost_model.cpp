@@ -367,13 +367,9 @@ int XGBoostModel::rounds() const {
   return n;
 }
 
-std::vector<double> XGBoostModel::predict(const std::vector<ProgramFeatures>& programs) {
-  std::vector<const ProgramFeatures*> ptrs;
-  ptrs.reserve(programs.size());
-  for (const ProgramFeatures& p : programs)
-    ptrs.push_back(&p);
+std::vector<double> XGBoostModel::predict(std::span<const ProgramFeatures* const> programs) {
   arm_exit_sentinel();
-  Matrix m = gather(ptrs);
+  Matrix m = gather({programs.begin(), programs.end()});
   std::vector<double> scores(programs.size(), 0.0);
   if (booster_ && m.rows > 0) {
     // One in-place call over every row of every program: no DMatrix, and
@@ -394,7 +390,7 @@ std::vector<double> XGBoostModel::predict(const std::vector<ProgramFeatures>& pr
     scores = pack_sums(m, programs.size(), out);
   }
   for (std::size_t i = 0; i < programs.size(); ++i)
-    if (programs[i].rows.empty())
+    if (programs[i]->rows.empty())
       scores[i] = -std::numeric_limits<double>::infinity();
   return scores;
 }

@@ -150,19 +150,16 @@ static std::optional<Decomposed> decompose(const Expr& e, const std::set<std::st
   if (!x || !y)
     return std::nullopt;
   auto add = [](ir::LinearForm a, const ir::LinearForm& c, std::int64_t sign) {
-    for (const auto& [v, k] : c.coeffs) {
-      a.coeffs[v] += sign * k;
-      if (a.coeffs[v] == 0)
-        a.coeffs.erase(v);
-    }
+    for (const auto& [v, k] : c.coeffs)
+      a.coeffs.add(v, sign * k);
     a.constant += sign * c.constant;
     return a;
   };
   switch (b->op) {
   case ir::BinaryOp::Add:
-    return Decomposed{add(x->inner, y->inner, 1), x->rest + y->rest};
+    return Decomposed{add(std::move(x->inner), y->inner, 1), x->rest + y->rest};
   case ir::BinaryOp::Sub:
-    return Decomposed{add(x->inner, y->inner, -1), x->rest - y->rest};
+    return Decomposed{add(std::move(x->inner), y->inner, -1), x->rest - y->rest};
   case ir::BinaryOp::Mul: {
     // Only a constant factor keeps the inner part affine.
     const Decomposed* var_side = x->inner.coeffs.empty() ? &*y : &*x;
@@ -171,8 +168,9 @@ static std::optional<Decomposed> decompose(const Expr& e, const std::set<std::st
     if (!const_side->inner.coeffs.empty() || !k || !k->coeffs.empty())
       return std::nullopt;
     ir::LinearForm scaled = var_side->inner;
-    for (auto& [v, c] : scaled.coeffs)
-      c *= k->constant;
+    if (k->constant == 0)
+      scaled = {};
+    scaled.coeffs.scale(k->constant);
     scaled.constant *= k->constant;
     return Decomposed{scaled, var_side->rest * Expr(k->constant)};
   }
@@ -266,20 +264,27 @@ private:
 
     // Values of every iterator in terms of the loop variables, back through
     // the relations; a split with a tail guards its parent.
+    // A loop of extent 1 is no loop: its variable is 0 from the start, so
+    // no pass has to rewrite every statement inside it (sketch configs have
+    // many unit tile levels).
     std::map<std::string, Expr> value;
     for (const Iterator& it : st.iters)
-      value[it.name] = ir::Var::make(prefix + it.name);
+      value[it.name] = extent.at(it.name) == 1 ? Expr(0) : ir::Var::make(prefix + it.name);
     for (size_t r = st.relations.size(); r-- > 0;) {
       const Relation& rel = st.relations[r];
       if (const auto* split = std::get_if<SplitRelation>(&rel)) {
         Expr v;
         std::int64_t stride = 1;
         for (size_t c = split->children.size(); c-- > 0;) {
-          Expr term = stride == 1 ? value.at(split->children[c])
-                                  : value.at(split->children[c]) * Expr(stride);
-          v = v.defined() ? term + v : term;
+          const Expr& child = value.at(split->children[c]);
+          if (!is_zero(child)) {
+            Expr term = stride == 1 ? child : child * Expr(stride);
+            v = v.defined() ? term + v : term;
+          }
           stride *= extent.at(split->children[c]);
         }
+        if (!v.defined())
+          v = Expr(0);
         value[split->parent] = v;
         if (stride != extent.at(split->parent))
           guards.push_back(v < Expr(extent.at(split->parent)));
@@ -289,6 +294,10 @@ private:
       std::int64_t inner = 1;
       for (size_t p = fuse.parents.size(); p-- > 0;) {
         Expr v = value.at(fuse.child);
+        if (is_zero(v)) {
+          value[fuse.parents[p]] = v;
+          continue;
+        }
         if (inner != 1)
           v = v / Expr(inner);
         if (p != 0)
@@ -331,7 +340,13 @@ private:
               infer_region(child, element, st, prefix, key.second, extent);
     element = RegionRebaser(regions_).mutate(element);
 
-    // Statements: the store, and for a reduction its init and update.
+    // Statements: the store, and for a reduction its init and update, in
+    // simplified form (see simplify_expr).
+    for (Expr& i : store_index)
+      i = simplify_expr(i);
+    element = simplify_expr(element);
+    for (Expr& g : guards)
+      g = simplify_expr(g);
     Stmt store, init;
     if (reduce) {
       Expr acc = ir::Load::make(stage.name, store_index, stage.dtype);
@@ -423,7 +438,7 @@ private:
     body = wrap_guards(ctx, static_cast<int>(pos), body, false);
     body = attach_children(ctx, it.name, body);
     ctx.scope.erase(var);
-    return For::make(var, extent, kind_of(it.annotation), body);
+    return extent == 1 ? body : For::make(var, extent, kind_of(it.annotation), body);
   }
 
   /// The init of a reduction: the spatial loops from `pos` inward.
@@ -434,8 +449,9 @@ private:
       if (iters[i].kind != IterKind::Spatial)
         continue;
       body = wrap_guards(ctx, static_cast<int>(i), body, true);
-      body = For::make(ctx.prefix + iters[i].name, ctx.extent.at(iters[i].name),
-                       kind_of(iters[i].annotation), body);
+      std::int64_t extent = ctx.extent.at(iters[i].name);
+      if (extent != 1)
+        body = For::make(ctx.prefix + iters[i].name, extent, kind_of(iters[i].annotation), body);
     }
     return body;
   }
@@ -544,11 +560,11 @@ LoweredFunc lower(const State& state, const LowerOptions& options) {
   for (int index : dag.arguments())
     func.args.push_back(stage_buffer(dag.stage(index), BufferScope::Argument));
 
+  // The builder leaves out loops of extent 1 and simplifies what it makes;
+  // unrolling puts constants into the copies, which simplify folds.
   Stmt nest = NestBuilder(state).build_root();
   if (options.expand_unrolled)
-    nest = unroll_loops(nest);
-  nest = remove_unit_loops(nest);
-  nest = simplify(nest);
+    nest = simplify(remove_unit_loops(unroll_loops(nest)));
   func.body = nest;
   return func;
 }

@@ -208,9 +208,12 @@ protected:
 };
 } // namespace
 
+ir::Expr simplify_expr(const ir::Expr& expr) {
+  return simplify_index(Simplifier().mutate(expr));
+}
+
 Stmt simplify(const Stmt& stmt) {
-  Simplifier s;
-  return map_exprs(stmt, [&](const ir::Expr& e) { return simplify_index(s.mutate(e)); });
+  return map_exprs(stmt, simplify_expr);
 }
 
 } // namespace kiln::schedule

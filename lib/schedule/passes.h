@@ -24,6 +24,11 @@ Stmt remove_unit_loops(const Stmt& stmt);
 /// a canonical sum, so that unrolled constants fold and dumps stay readable.
 Stmt simplify(const Stmt& stmt);
 
+/// simplify() of one expression. The nest builder applies it to each
+/// statement it makes, so a nest that is not unrolled needs no simplify
+/// pass (which would rebuild every statement once more).
+ir::Expr simplify_expr(const ir::Expr& expr);
+
 } // namespace kiln::schedule
 
 #endif

@@ -43,14 +43,21 @@ const StageState* State::find_stage(std::string_view name) const {
 }
 
 Expected<State> State::replay(const ir::ComputeDAG& dag, const std::vector<Step>& steps) {
-  State state(dag);
+  return replay(State(dag), steps);
+}
+
+Expected<State> State::replay(State base, const std::vector<Step>& steps) {
+  const size_t done = base.steps().size();
+  KILN_ASSERT(done <= steps.size() &&
+                  std::equal(base.steps().begin(), base.steps().end(), steps.begin()),
+              "replay from a state whose steps do not start the list");
   // No copy of the state per step (a third of replay's time): a refused
   // step ends the replay.
-  for (size_t i = 0; i < steps.size(); ++i)
-    if (auto err = state.apply_unguarded(steps[i]))
+  for (size_t i = done; i < steps.size(); ++i)
+    if (auto err = base.apply_unguarded(steps[i]))
       return Error(err->id(),
                    fmt::format("step {} ({}): {}", i, step_tag(steps[i]), err->message()));
-  return state;
+  return base;
 }
 
 namespace {

@@ -7,10 +7,28 @@
 namespace kiln::search {
 
 model::ProgramFeatures SearchSpace::features(const Point& p) const {
-  auto s = state(p);
-  if (!s)
-    return {};
-  return model::extract_features(schedule::lower(*s, {.expand_unrolled = false}));
+  const Point* one[] = {&p};
+  return std::move(features(one).front());
+}
+
+std::vector<model::ProgramFeatures>
+SearchSpace::features(std::span<const Point* const> points) const {
+  std::vector<std::optional<schedule::State>> states;
+  states.reserve(points.size());
+  for (const Point* p : points) {
+    auto s = state(*p);
+    states.push_back(s ? std::optional<schedule::State>(std::move(*s)) : std::nullopt);
+  }
+  std::vector<std::optional<schedule::LoweredFunc>> funcs(points.size());
+  for (size_t i = 0; i < points.size(); ++i)
+    if (states[i])
+      funcs[i] = schedule::lower(*states[i], {.expand_unrolled = false});
+  states.clear();
+  std::vector<model::ProgramFeatures> out(points.size());
+  for (size_t i = 0; i < points.size(); ++i)
+    if (funcs[i])
+      out[i] = model::extract_features(*funcs[i]);
+  return out;
 }
 
 Point SketchSearchSpace::sample(std::mt19937_64& rng) const {
@@ -34,7 +52,7 @@ Expected<schedule::State> SketchSearchSpace::state(const Point& p) const {
   if (!c)
     return Error("invalid-step",
                  fmt::format("not a point of the sketch space ({} numbers)", p.size()));
-  return schedule::State::replay(space_.dag(), space_.steps(*c));
+  return space_.state(*c);
 }
 
 measure::Config SketchSearchSpace::config(const Point& p) const {

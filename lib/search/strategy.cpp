@@ -103,34 +103,38 @@ std::vector<double> SearchContext::predict(const std::vector<Point>& points) {
     if (!feature_cache_.count(key) && seen.insert(key).second)
       missing.push_back(&p);
   }
+  // Each thread takes chunks of points, which SearchSpace::features runs
+  // stage by stage (faster than one point at a time).
+  constexpr size_t kChunk = 64;
   std::vector<model::ProgramFeatures> computed(missing.size());
   unsigned threads = feature_threads();
-  auto work = [&](unsigned t) {
-    for (size_t i = t; i < missing.size(); i += threads)
-      computed[i] = space.features(*missing[i]);
+  auto work = [&](unsigned t, unsigned stride) {
+    for (size_t begin = t * kChunk; begin < missing.size(); begin += stride * kChunk) {
+      const size_t n = std::min(kChunk, missing.size() - begin);
+      std::vector<model::ProgramFeatures> f =
+          space.features(std::span<const Point* const>(missing.data() + begin, n));
+      std::move(f.begin(), f.end(), computed.begin() + static_cast<std::ptrdiff_t>(begin));
+    }
   };
   std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads && missing.size() > 32; ++t)
-    pool.emplace_back(work, t);
-  if (pool.empty()) {
-    for (size_t i = 0; i < missing.size(); ++i)
-      computed[i] = space.features(*missing[i]);
-  } else {
-    work(0);
-    for (std::thread& t : pool)
-      t.join();
-  }
+  for (unsigned t = 1; t < threads && missing.size() > kChunk; ++t)
+    pool.emplace_back(work, t, threads);
+  work(0, static_cast<unsigned>(pool.size()) + 1);
+  for (std::thread& t : pool)
+    t.join();
   for (size_t i = 0; i < missing.size(); ++i)
     feature_cache_[point_key(*missing[i])] = std::move(computed[i]);
 
-  std::vector<model::ProgramFeatures> batch;
+  // Pointers into the cache: every point is in it now, so features() only
+  // finds (it clears the cache only on a miss).
+  std::vector<const model::ProgramFeatures*> batch;
   std::vector<size_t> index;
   std::vector<double> scores(points.size(), -std::numeric_limits<double>::infinity());
   for (size_t i = 0; i < points.size(); ++i) {
     const model::ProgramFeatures& f = features(points[i]);
     if (f.rows.empty())
       continue;
-    batch.push_back(f);
+    batch.push_back(&f);
     index.push_back(i);
   }
   predictions += static_cast<std::int64_t>(batch.size());

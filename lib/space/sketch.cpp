@@ -264,15 +264,20 @@ bool Sketch::uses_unroll(int plan) const {
                      [&](const TileAxis& a) { return a.stage == p.stage && a.reduce; });
 }
 
-std::vector<Step> Sketch::steps(const SketchConfig& config) const {
+std::vector<Step> Sketch::structure_steps() const {
   std::vector<Step> out;
-  StepWriter w(*this, config, out);
   for (const StagePlan& p : plans_)
     if (p.kind == PlanKind::Inline)
       out.push_back(schedule::ComputeInlineStep{p.stage});
   for (const StagePlan& p : plans_)
     if (p.kind == PlanKind::MultiLevel && p.cache_write)
       out.push_back(schedule::CacheWriteStep{p.stage});
+  return out;
+}
+
+std::vector<Step> Sketch::steps(const SketchConfig& config) const {
+  std::vector<Step> out = structure_steps();
+  StepWriter w(*this, config, out);
 
   for (size_t pi = 0; pi < plans_.size(); ++pi) {
     const StagePlan& p = plans_[pi];
@@ -526,6 +531,10 @@ SketchSpace::SketchSpace(const ir::ComputeDAG& dag, const SpaceParams& params)
       d.name = "simple";
     sketches_.emplace_back(d.name, d.plans, std::move(axes));
   }
+  for (const Sketch& sk : sketches_) {
+    auto st = schedule::State::replay(dag_, sk.structure_steps());
+    structures_.push_back(st ? std::optional<schedule::State>(std::move(*st)) : std::nullopt);
+  }
 }
 
 SketchConfig SketchSpace::sample(std::mt19937_64& rng) const {
@@ -656,6 +665,12 @@ std::optional<SketchConfig> SketchSpace::unflatten(const std::vector<std::int64_
     c.unroll.push_back(flat[at++]);
   }
   return c;
+}
+
+Expected<schedule::State> SketchSpace::state(const SketchConfig& config) const {
+  const auto& structure = structures_.at(config.sketch);
+  return structure ? schedule::State::replay(*structure, steps(config))
+                   : schedule::State::replay(dag_, steps(config));
 }
 
 std::string SketchSpace::describe() const {

@@ -8,17 +8,50 @@
 #include "kiln/ir/expr.h"
 
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 namespace kiln::ir {
 
+/// Variable → coefficient, in name order, never 0. A sorted flat vector:
+/// index forms have a handful of terms, and the map node per term they had
+/// made linearising a leading cost of lowering and of feature extraction.
+class Coeffs {
+public:
+  using Term = std::pair<std::string, std::int64_t>;
+  Coeffs() = default;
+  Coeffs(std::initializer_list<Term> terms);
+
+  /// The coefficient of `var` (0 when absent).
+  std::int64_t get(std::string_view var) const;
+  bool count(std::string_view var) const { return find(var) != terms_.end(); }
+  /// Adds `k` to the coefficient of `var`, dropping the term when it is 0.
+  void add(std::string_view var, std::int64_t k);
+  void erase(std::string_view var);
+  /// Multiplies every coefficient by `k` (not 0).
+  void scale(std::int64_t k);
+
+  bool empty() const { return terms_.empty(); }
+  std::size_t size() const { return terms_.size(); }
+  std::vector<Term>::const_iterator begin() const { return terms_.begin(); }
+  std::vector<Term>::const_iterator end() const { return terms_.end(); }
+  bool operator==(const Coeffs&) const = default;
+
+private:
+  std::vector<Term>::const_iterator find(std::string_view var) const;
+  std::vector<Term> terms_;
+};
+
 struct LinearForm {
-  std::map<std::string, std::int64_t> coeffs; ///< variable → coefficient (never 0)
+  Coeffs coeffs; ///< variable → coefficient (never 0)
   std::int64_t constant = 0;
 
-  std::int64_t coeff(const std::string& var) const;
+  std::int64_t coeff(std::string_view var) const { return coeffs.get(var); }
   bool operator==(const LinearForm&) const = default;
 };
 

@@ -8,6 +8,7 @@
 #include "kiln/model/features.h"
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,8 @@ class CostModel {
 public:
   virtual ~CostModel() = default;
   /// One score per program, higher is faster.
-  virtual std::vector<double> predict(const std::vector<ProgramFeatures>& programs) = 0;
+  virtual std::vector<double> predict(std::span<const ProgramFeatures* const> programs) = 0;
+  std::vector<double> predict(const std::vector<ProgramFeatures>& programs);
   /// Retrains on all the samples given (the caller passes everything
   /// measured so far).
   virtual void train(const std::vector<Sample>& samples) = 0;
@@ -39,7 +41,8 @@ public:
 class RandomModel : public CostModel {
 public:
   explicit RandomModel(std::uint64_t seed) : state_(seed) {}
-  std::vector<double> predict(const std::vector<ProgramFeatures>& programs) override;
+  using CostModel::predict;
+  std::vector<double> predict(std::span<const ProgramFeatures* const> programs) override;
   void train(const std::vector<Sample>&) override {}
   bool trained() const override { return false; }
 

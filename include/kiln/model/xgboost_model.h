@@ -126,7 +126,8 @@ public:
   /// prediction call over the rows of all programs. A program without rows
   /// (its schedule failed to lower) scores -infinity; every other program
   /// scores 0 before training.
-  std::vector<double> predict(const std::vector<ProgramFeatures>& programs) override;
+  using CostModel::predict;
+  std::vector<double> predict(std::span<const ProgramFeatures* const> programs) override;
   /// Retrains from scratch on `samples` (samples without rows are skipped).
   void train(const std::vector<Sample>& samples) override;
   bool trained() const override { return booster_ != nullptr; }

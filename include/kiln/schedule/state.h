@@ -60,6 +60,9 @@ public:
   /// Replays `steps` on `dag`; the first step that cannot apply is the Error
   /// (with its index).
   static Expected<State> replay(const ir::ComputeDAG& dag, const std::vector<Step>& steps);
+  /// Replays `steps` on `base`, a state whose steps are the first steps of
+  /// `steps` (made once and copied, when many replays share a prefix).
+  static Expected<State> replay(State base, const std::vector<Step>& steps);
 
   /// The DAG as the steps made it (cache stages added).
   const ir::ComputeDAG& dag() const { return dag_; }

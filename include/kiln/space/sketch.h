@@ -38,6 +38,7 @@
 #include "kiln/schedule/state.h"
 
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -106,6 +107,9 @@ public:
   /// The steps of a filled config (never refused by State::apply for a
   /// config this sketch sampled or mutated).
   std::vector<schedule::Step> steps(const SketchConfig& config) const;
+  /// The steps every config's steps start with (inlining, cache writes):
+  /// they do not depend on the config.
+  std::vector<schedule::Step> structure_steps() const;
   /// How many outer loops a plan can run in parallel (the choices are 0..n).
   int max_parallel(int plan) const;
   /// Whether a plan's auto_unroll knob reaches its steps (a multi-level
@@ -145,6 +149,10 @@ public:
   std::vector<schedule::Step> steps(const SketchConfig& config) const {
     return sketches_.at(config.sketch).steps(config);
   }
+  /// The config's schedule: its steps replayed on the DAG, from a state of
+  /// its sketch's structure steps made once (that part of the replay
+  /// rewrites the DAG and cost as much as all the tiling steps).
+  Expected<schedule::State> state(const SketchConfig& config) const;
   /// The flat numeric view of a config: the sketch, every factor, the
   /// annotations (for display and the knob view of a config).
   std::vector<std::int64_t> flatten(const SketchConfig& config) const;
@@ -159,6 +167,9 @@ private:
   ir::ComputeDAG dag_;
   SpaceParams params_;
   std::vector<Sketch> sketches_;
+  /// Per sketch, its structure steps replayed (nullopt if they are refused:
+  /// then state() replays from the DAG and reports the refusal).
+  std::vector<std::optional<schedule::State>> structures_;
 };
 
 } // namespace kiln::space

@@ -64,3 +64,28 @@ TEST_CASE("atomic forms: constants fold, non-integers have none", "[ir][linear_f
   REQUIRE(canonical(Expr(-7) % Expr(2)) == "1");
   REQUIRE_FALSE(linearize_with_atoms(Expr(1.5)));
 }
+
+TEST_CASE("coefficients stay sorted by name and never hold a zero", "[ir][linear_form]") {
+  Coeffs c{{"k", 2}, {"i", 3}, {"j", -1}};
+  std::vector<std::string> names;
+  for (const auto& [v, k] : c)
+    names.push_back(v);
+  REQUIRE(names == std::vector<std::string>{"i", "j", "k"});
+  c.add("j", 1); // cancels
+  REQUIRE_FALSE(c.count("j"));
+  REQUIRE(c.size() == 2);
+  c.add("a", 0); // adds nothing
+  REQUIRE(c.size() == 2);
+  c.scale(-2);
+  REQUIRE(c.get("i") == -6);
+  REQUIRE(c.get("k") == -4);
+  REQUIRE(c.get("absent") == 0);
+  c.erase("i");
+  c.erase("absent");
+  REQUIRE(c == Coeffs{{"k", -4}});
+  // The sum of two forms drops the terms that cancel.
+  Expr i = Var::make("i"), j = Var::make("j");
+  auto f = linearize(i * 2 + j - (i + i));
+  REQUIRE(f);
+  REQUIRE(f->coeffs == Coeffs{{"j", 1}});
+}

@@ -307,7 +307,7 @@ TEST_CASE("untrained and empty programs", "[model][xgboost]") {
   // Nothing usable to train on: still untrained.
   m.train({model::Sample{empty, 1.0, "t"}});
   REQUIRE_FALSE(m.trained());
-  REQUIRE(m.predict({}).empty());
+  REQUIRE(m.predict(std::vector<model::ProgramFeatures>{}).empty());
 }
 
 TEST_CASE("continue_training adds rounds on new data", "[model][xgboost]") {

@@ -193,3 +193,36 @@ TEST_CASE("strategy options are settable by name", "[search][options]") {
   REQUIRE_THAT(bad->message(), Catch::Contains("population"));
   REQUIRE(make_strategy("simplex", o).error().id() == "unknown-strategy");
 }
+
+TEST_CASE("features in chunks on two threads are the features of each point", "[search][model]") {
+  // SearchContext::predict computes features in chunks of 64, stage by
+  // stage, on alternate threads: each point must get its own features and
+  // its own score, whatever chunk or thread it fell to.
+  SketchSearchSpace space{test::matmul_dag(128, 128, 128), space::SpaceParams{16, 2, 64}};
+  auto model = model::XGBoostModel::load(std::string(KILN_SOURCE_DIR) + "/data/kiln-default.model");
+  REQUIRE(model.ok());
+  std::mt19937_64 rng(21);
+  std::vector<Point> points;
+  for (int i = 0; i < 200; ++i)
+    points.push_back(space.sample(rng));
+  points.push_back(points[3]); // a repeat is scored like its first
+
+  std::vector<model::ProgramFeatures> one_by_one;
+  std::vector<const Point*> ptrs;
+  for (const Point& p : points) {
+    one_by_one.push_back(space.features(p));
+    ptrs.push_back(&p);
+  }
+  std::vector<model::ProgramFeatures> batch = space.features(ptrs);
+  REQUIRE(batch.size() == points.size());
+  for (size_t i = 0; i < points.size(); ++i)
+    REQUIRE(batch[i].rows == one_by_one[i].rows);
+
+  std::mt19937_64 ctx_rng(1);
+  SearchContext ctx(space, *model, ctx_rng);
+  std::vector<double> scores = ctx.predict(points);
+  std::vector<double> expected = model->predict(one_by_one);
+  REQUIRE(scores.size() == expected.size());
+  for (size_t i = 0; i < points.size(); ++i)
+    CHECK(scores[i] == expected[i]);
+}

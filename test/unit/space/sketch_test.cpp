@@ -233,6 +233,29 @@ TEST_CASE("a mutated point is another program, never the same one again", "[spac
   CHECK(same_program == 0);
 }
 
+TEST_CASE("a config's state from its sketch's structure equals a full replay", "[space][sketch]") {
+  // SketchSpace::state copies a state of the sketch's inlining and cache
+  // writes made once; the schedule must be the one a replay from the DAG
+  // gives (conv2d: an inlined padding; matmul: cache writes and packing).
+  for (const char* op : {"conv2d_nchw", "matmul"}) {
+    auto dag = ir::parse_op_file(std::string(KILN_SOURCE_DIR) + "/ops/" + op + ".kop");
+    REQUIRE(dag.ok());
+    SketchSpace sp(*dag, SpaceParams{16, 2, 64});
+    std::mt19937_64 rng(11);
+    for (int i = 0; i < 40; ++i) {
+      SketchConfig c = sp.sample(rng);
+      auto fast = sp.state(c);
+      auto full = schedule::State::replay(*dag, sp.steps(c));
+      REQUIRE(fast.ok() == full.ok());
+      if (!full.ok())
+        continue;
+      CHECK(schedule::steps_to_json(fast->steps()) == schedule::steps_to_json(full->steps()));
+      CHECK(schedule::to_string(schedule::lower(*fast)) ==
+            schedule::to_string(schedule::lower(*full)));
+    }
+  }
+}
+
 TEST_CASE("sampling is fast", "[space][sample][!benchmark]") {
   SketchSpace sp(test::matmul_dag(512, 512, 512), SpaceParams{16, 2, 64});
   std::mt19937_64 rng(1);
