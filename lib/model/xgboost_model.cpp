@@ -89,6 +89,7 @@ void apply_params(BoosterHandle b, const XGBoostParams& p) {
   set_param(b, "gamma", fmt::format("{}", p.gamma));
   set_param(b, "lambda", fmt::format("{}", p.lambda));
   set_param(b, "tree_method", p.tree_method);
+  set_param(b, "max_bin", std::to_string(p.max_bin));
   set_param(b, "seed", std::to_string(p.seed));
   set_param(b, "subsample", fmt::format("{}", p.subsample));
   set_param(b, "colsample_bytree", fmt::format("{}", p.colsample));
@@ -157,6 +158,7 @@ nlohmann::json params_json(const XGBoostParams& p) {
           {"lambda", p.lambda},
           {"nthread", p.nthread},
           {"tree_method", p.tree_method},
+          {"max_bin", p.max_bin},
           {"seed", p.seed},
           {"max_rounds", p.max_rounds},
           {"early_stopping_rounds", p.early_stopping_rounds},
@@ -180,6 +182,8 @@ XGBoostParams params_from_json(const nlohmann::json& j) {
   p.lambda = j.value("lambda", d.lambda);
   p.nthread = j.value("nthread", d.nthread);
   p.tree_method = j.value("tree_method", d.tree_method);
+  // A file written before max_bin was settable used XGBoost's 256.
+  p.max_bin = j.value("max_bin", 256);
   p.seed = j.value("seed", d.seed);
   p.max_rounds = j.value("max_rounds", d.max_rounds);
   p.early_stopping_rounds = j.value("early_stopping_rounds", d.early_stopping_rounds);
@@ -327,7 +331,12 @@ XGBoostParams offline_training_params() {
 }
 
 XGBoostParams online_training_params() {
-  return {};
+  XGBoostParams p;
+  // Retrained from scratch every round: split finding over 256 bins was most
+  // of it. 32 bins trained data/dataset.jsonl 3x faster to the same held-out
+  // accuracy (docs/features.md).
+  p.max_bin = 32;
+  return p;
 }
 
 std::string to_string(Objective objective) {

@@ -815,6 +815,9 @@ int main(int argc, char** argv) {
   train->add_option("--subsample", xgb.subsample, "XGBoost subsample")->capture_default_str();
   train->add_option("--colsample", xgb.colsample, "XGBoost colsample_bytree")
       ->capture_default_str();
+  train->add_option("--max-bin", xgb.max_bin, "XGBoost histogram bins per column")
+      ->check(CLI::Range(2, 65536))
+      ->capture_default_str();
   train
       ->add_option("--pair-gap", xgb.pair_gap,
                    "rank: skip pairs whose labels differ by less than this fraction")

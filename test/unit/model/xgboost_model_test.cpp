@@ -173,6 +173,26 @@ TEST_CASE("training is deterministic", "[model][xgboost]") {
   REQUIRE(a.predict(features_of(d.held_out)) == b.predict(features_of(d.held_out)));
 }
 
+TEST_CASE("the online settings rank as well with 32 histogram bins, kept through a save",
+          "[model][xgboost]") {
+  // kiln tune retrains from scratch every round with these settings; fewer
+  // bins make that several times cheaper and must not cost ranking.
+  const model::XGBoostParams online = model::online_training_params();
+  REQUIRE(online.max_bin == 32);
+  model::XGBoostModel m(online);
+  m.train(data().train);
+  auto learned = scored(data().held_out, m.predict(features_of(data().held_out)));
+  CHECK(model::pairwise_accuracy(learned) > 0.85);
+  CHECK(model::top_k_score(learned, 5).mean > 0.9);
+
+  const std::string path = temp_path("online.model");
+  REQUIRE_FALSE(m.save(path).has_value());
+  auto loaded = model::XGBoostModel::load(path);
+  REQUIRE(loaded.ok());
+  CHECK(loaded->params().max_bin == 32);
+  std::remove(path.c_str());
+}
+
 TEST_CASE("save and load give the same predictions", "[model][xgboost]") {
   model::XGBoostModel& m = trained_model();
   const std::string path = temp_path("roundtrip.model");
