@@ -12,9 +12,14 @@ Coeffs::Coeffs(std::initializer_list<Term> terms) {
     add(t.first, t.second);
 }
 
+/// Where `var` is or would go in sorted terms (const or not).
+template <typename Terms> static auto position(Terms& terms, std::string_view var) {
+  return std::lower_bound(terms.begin(), terms.end(), var,
+                          [](const Coeffs::Term& t, std::string_view v) { return t.first < v; });
+}
+
 std::vector<Coeffs::Term>::const_iterator Coeffs::find(std::string_view var) const {
-  auto it = std::lower_bound(terms_.begin(), terms_.end(), var,
-                             [](const Term& t, std::string_view v) { return t.first < v; });
+  auto it = position(terms_, var);
   return it != terms_.end() && it->first == var ? it : terms_.end();
 }
 
@@ -26,8 +31,7 @@ std::int64_t Coeffs::get(std::string_view var) const {
 void Coeffs::add(std::string_view var, std::int64_t k) {
   if (k == 0)
     return;
-  auto it = std::lower_bound(terms_.begin(), terms_.end(), var,
-                             [](const Term& t, std::string_view v) { return t.first < v; });
+  auto it = position(terms_, var);
   if (it == terms_.end() || it->first != var) {
     terms_.insert(it, Term{std::string(var), k});
     return;
@@ -38,8 +42,8 @@ void Coeffs::add(std::string_view var, std::int64_t k) {
 }
 
 void Coeffs::erase(std::string_view var) {
-  auto it = find(var);
-  if (it != terms_.end())
+  auto it = position(terms_, var);
+  if (it != terms_.end() && it->first == var)
     terms_.erase(it);
 }
 
@@ -48,7 +52,7 @@ void Coeffs::scale(std::int64_t k) {
     t.second *= k;
 }
 
-static LinearForm scaled(LinearForm f, std::int64_t k) {
+LinearForm scaled(LinearForm f, std::int64_t k) {
   if (k == 0)
     return {};
   f.coeffs.scale(k);
@@ -56,7 +60,7 @@ static LinearForm scaled(LinearForm f, std::int64_t k) {
   return f;
 }
 
-static LinearForm added(LinearForm a, const LinearForm& b, std::int64_t sign) {
+LinearForm added(LinearForm a, const LinearForm& b, std::int64_t sign) {
   for (const auto& [v, c] : b.coeffs)
     a.coeffs.add(v, sign * c);
   a.constant += sign * b.constant;

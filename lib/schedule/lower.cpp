@@ -149,17 +149,11 @@ static std::optional<Decomposed> decompose(const Expr& e, const std::set<std::st
   auto x = decompose(b->a, vars), y = decompose(b->b, vars);
   if (!x || !y)
     return std::nullopt;
-  auto add = [](ir::LinearForm a, const ir::LinearForm& c, std::int64_t sign) {
-    for (const auto& [v, k] : c.coeffs)
-      a.coeffs.add(v, sign * k);
-    a.constant += sign * c.constant;
-    return a;
-  };
   switch (b->op) {
   case ir::BinaryOp::Add:
-    return Decomposed{add(std::move(x->inner), y->inner, 1), x->rest + y->rest};
+    return Decomposed{ir::added(std::move(x->inner), y->inner, 1), x->rest + y->rest};
   case ir::BinaryOp::Sub:
-    return Decomposed{add(std::move(x->inner), y->inner, -1), x->rest - y->rest};
+    return Decomposed{ir::added(std::move(x->inner), y->inner, -1), x->rest - y->rest};
   case ir::BinaryOp::Mul: {
     // Only a constant factor keeps the inner part affine.
     const Decomposed* var_side = x->inner.coeffs.empty() ? &*y : &*x;
@@ -167,12 +161,7 @@ static std::optional<Decomposed> decompose(const Expr& e, const std::set<std::st
     auto k = ir::linearize(const_side->rest);
     if (!const_side->inner.coeffs.empty() || !k || !k->coeffs.empty())
       return std::nullopt;
-    ir::LinearForm scaled = var_side->inner;
-    if (k->constant == 0)
-      scaled = {};
-    scaled.coeffs.scale(k->constant);
-    scaled.constant *= k->constant;
-    return Decomposed{scaled, var_side->rest * Expr(k->constant)};
+    return Decomposed{ir::scaled(var_side->inner, k->constant), var_side->rest * Expr(k->constant)};
   }
   case ir::BinaryOp::Div:
   case ir::BinaryOp::Mod:
@@ -560,11 +549,12 @@ LoweredFunc lower(const State& state, const LowerOptions& options) {
   for (int index : dag.arguments())
     func.args.push_back(stage_buffer(dag.stage(index), BufferScope::Argument));
 
-  // The builder leaves out loops of extent 1 and simplifies what it makes;
-  // unrolling puts constants into the copies, which simplify folds.
+  // The builder leaves out loops of extent 1 (their variable is 0) and
+  // simplifies what it makes; unrolling puts constants into the copies,
+  // which simplify folds.
   Stmt nest = NestBuilder(state).build_root();
   if (options.expand_unrolled)
-    nest = simplify(remove_unit_loops(unroll_loops(nest)));
+    nest = simplify(unroll_loops(nest));
   func.body = nest;
   return func;
 }

@@ -120,60 +120,6 @@ Stmt unroll_loops(const Stmt& stmt) {
   return stmt;
 }
 
-/// remove_unit_loops with `zeros`, the unit loops around `stmt`, replaced
-/// in its expressions in one pass: substituting each loop's body as it is
-/// met would rewrite the innermost statements once per enclosing unit loop
-/// (a third of feature extraction's time on sketch configs, whose tile
-/// levels are often 1).
-static Stmt strip_unit_loops(const Stmt& stmt,
-                             std::vector<std::pair<std::string, ir::Expr>>& zeros) {
-  if (!stmt.defined())
-    return stmt;
-  switch (stmt.kind()) {
-  case StmtKind::For: {
-    const auto* f = stmt.as<For>();
-    if (f->extent == 1) {
-      zeros.emplace_back(f->var, ir::Expr(0));
-      Stmt body = strip_unit_loops(f->body, zeros);
-      zeros.pop_back();
-      return body;
-    }
-    Stmt body = strip_unit_loops(f->body, zeros);
-    return body.same_as(f->body) ? stmt : For::make(f->var, f->extent, f->for_kind, body);
-  }
-  case StmtKind::Store:
-    return zeros.empty() ? stmt : substitute(stmt, zeros);
-  case StmtKind::Allocate: {
-    const auto* a = stmt.as<Allocate>();
-    Stmt body = strip_unit_loops(a->body, zeros);
-    return body.same_as(a->body) ? stmt : Allocate::make(a->buffer, body);
-  }
-  case StmtKind::IfThenElse: {
-    const auto* i = stmt.as<IfThenElse>();
-    ir::Expr cond = zeros.empty() ? i->cond : ir::substitute(i->cond, zeros);
-    Stmt t = strip_unit_loops(i->then_case, zeros), e = strip_unit_loops(i->else_case, zeros);
-    if (cond.same_as(i->cond) && t.same_as(i->then_case) && e.same_as(i->else_case))
-      return stmt;
-    return IfThenElse::make(cond, t, e);
-  }
-  case StmtKind::Block: {
-    std::vector<Stmt> stmts;
-    bool changed = false;
-    for (const Stmt& s : stmt.as<Block>()->stmts) {
-      stmts.push_back(strip_unit_loops(s, zeros));
-      changed |= !stmts.back().same_as(s);
-    }
-    return changed ? Block::make(std::move(stmts)) : stmt;
-  }
-  }
-  return stmt;
-}
-
-Stmt remove_unit_loops(const Stmt& stmt) {
-  std::vector<std::pair<std::string, ir::Expr>> zeros;
-  return strip_unit_loops(stmt, zeros);
-}
-
 /// The canonical sum of an index expression (linearised once, at its top:
 /// linearising every subexpression would be quadratic). Non-affine subterms
 /// are atoms, so the `f % 4 * 256` that a fused loop puts in both a region

@@ -16,10 +16,6 @@ Stmt mark_auto_unroll(const Stmt& stmt, std::int64_t max_step);
 /// Replaces every Unrolled loop by copies of its body, one per iteration.
 Stmt unroll_loops(const Stmt& stmt);
 
-/// Removes loops of extent 1 (their variable is 0), which tiling with unit
-/// factors leaves behind.
-Stmt remove_unit_loops(const Stmt& stmt);
-
 /// Rewrites affine integer expressions (indices, conditions' operands) into
 /// a canonical sum, so that unrolled constants fold and dumps stay readable.
 Stmt simplify(const Stmt& stmt);

@@ -55,6 +55,11 @@ struct LinearForm {
   bool operator==(const LinearForm&) const = default;
 };
 
+/// `a` + sign × `b`.
+LinearForm added(LinearForm a, const LinearForm& b, std::int64_t sign);
+/// `f` × k (the empty form for k = 0).
+LinearForm scaled(LinearForm f, std::int64_t k);
+
 /// The affine form of an integer expression, or nullopt when it is not affine
 /// (division, modulo, min, max, select, loads of variables…).
 std::optional<LinearForm> linearize(const Expr& e);
