@@ -33,6 +33,7 @@
 #include <functional>
 #include <memory>
 #include <omp.h>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -45,6 +46,7 @@ struct Options {
   std::string op = "matmul";
   std::string opfile;   ///< default: ops/<op file of --op>
   std::string schedule; ///< default: bench/schedules/<file of --op>
+  std::string baseline; ///< another schedule timed in the same rounds (e.g. the hand-written one)
   std::vector<std::string> sets;
   std::vector<int> threads{1, 2};
   int rounds = 10;
@@ -297,6 +299,35 @@ void compare(const std::function<void()>& kiln_fn, const std::vector<Library*>& 
   }
 }
 
+/// A schedule file's kernel, built as `kiln run` builds it and checked
+/// against the interpreter on its own buffers.
+struct KilnKernel {
+  std::vector<schedule::Step> steps;
+  std::unique_ptr<codegen::LoadedKernel> kernel;
+  std::unique_ptr<measure::ArgumentBuffers> buffers;
+  measure::CheckReport check;
+  void run() const { kernel->run(buffers->pointers()); }
+  const float* output() const {
+    return static_cast<const float*>(buffers->pointers()[buffers->size() - 1]);
+  }
+};
+
+KilnKernel build_kernel(const ir::ComputeDAG& dag, const std::string& schedule_file,
+                        codegen::Compiler& compiler, codegen::Jit& jit, std::uint64_t seed) {
+  KilnKernel k;
+  k.steps = take(schedule::read_schedule_file(schedule_file));
+  auto state = schedule::State::replay(dag, k.steps);
+  if (!state)
+    die(Error(state.error().id(), fmt::format("{}: {}", schedule_file, state.error().message())));
+  schedule::LoweredFunc func = schedule::lower(*state);
+  auto object = take(compiler.compile(func));
+  k.kernel = take(jit.load(object));
+  k.buffers = std::make_unique<measure::ArgumentBuffers>(dag, seed);
+  k.run();
+  k.check = measure::check_outputs(dag, *k.buffers);
+  return k;
+}
+
 int run(const Options& options) {
   const bool is_matmul = options.op == "matmul";
   std::string opfile = options.opfile;
@@ -316,11 +347,6 @@ int run(const Options& options) {
   for (const std::string& s : sets)
     overrides.push_back(take(ir::parse_override(s)));
   ir::ComputeDAG dag = take(ir::parse_op_file(opfile, overrides));
-  auto steps = take(schedule::read_schedule_file(schedule_file));
-  auto state = schedule::State::replay(dag, steps);
-  if (!state)
-    die(Error(state.error().id(), fmt::format("{}: {}", schedule_file, state.error().message())));
-
   for (int index : dag.arguments())
     if (dag.stage(index).dtype != ir::ScalarType::F32)
       die(Error("bench", fmt::format("{}: the benchmarks compare f32 kernels, but '{}' is not f32",
@@ -334,23 +360,24 @@ int run(const Options& options) {
              dag.name(), params, opfile, schedule_file, target.triple, target.cpu,
              target.vector_bits, target.cores);
 
-  // Build, load and check the kernel.
+  // Build, load and check the kernel (and the baseline's).
   auto compiler = take(codegen::Compiler::create(target));
   auto jit = take(codegen::Jit::create());
-  schedule::LoweredFunc func = schedule::lower(*state);
-  auto object = take(compiler->compile(func));
-  auto kernel = take(jit->load(object));
-  measure::ArgumentBuffers buffers(dag, options.seed);
-  kernel->run(buffers.pointers());
-  measure::CheckReport check = measure::check_outputs(dag, buffers);
-  fmt::print("check:    {}\n", check.describe());
-  if (!check.passed)
+  KilnKernel kiln = build_kernel(dag, schedule_file, *compiler, *jit, options.seed);
+  fmt::print("check:    {}\n", kiln.check.describe());
+  if (!kiln.check.passed)
     return 1;
-  void** args = buffers.pointers();
-  const int out = buffers.size() - 1;
-  const float* kiln_out = static_cast<const float*>(args[out]);
-  std::int64_t out_elements = buffers.num_elements(out);
-  auto kiln_fn = [&] { kernel->run(args); };
+  std::optional<KilnKernel> baseline;
+  if (!options.baseline.empty()) {
+    baseline = build_kernel(dag, options.baseline, *compiler, *jit, options.seed);
+    fmt::print("baseline: {}\ncheck:    {}\n", options.baseline, baseline->check.describe());
+    if (!baseline->check.passed)
+      return 1;
+  }
+  void** args = kiln.buffers->pointers();
+  const float* kiln_out = kiln.output();
+  std::int64_t out_elements = kiln.buffers->num_elements(kiln.buffers->size() - 1);
+  auto kiln_fn = [&] { kiln.run(); };
   double flops = dag.flop_count();
   fmt::print("flops:    {:.4g} a call\n", flops);
 
@@ -396,6 +423,12 @@ int run(const Options& options) {
   for (const auto& lib : libraries)
     if (!options.kiln_only)
       libs.push_back(lib.get());
+  // The baseline schedule is timed as one more library, so that its ratio
+  // to the kernel comes from the same rounds.
+  Library baseline_side{"kiln baseline schedule", [](int) {}, [&] { baseline->run(); },
+                        [&] { return baseline->output(); }};
+  if (baseline)
+    libs.push_back(&baseline_side);
   fmt::print("timing:   {} rounds; each round times kiln and each library for >= {} ms, "
              "alternating which goes first\n",
              options.rounds, options.min_round_ms);
@@ -403,7 +436,7 @@ int run(const Options& options) {
     compare(kiln_fn, libs, flops, options, t);
 
   if (options.compile_runs > 0)
-    report_compile_times(dag, steps, target, options.compile_runs);
+    report_compile_times(dag, kiln.steps, target, options.compile_runs);
   return 0;
 }
 
@@ -420,6 +453,9 @@ int main(int argc, char** argv) {
   app.add_option("--schedule", options.schedule,
                  "schedule file (default: bench/schedules/matmul_1024.json or "
                  "conv2d_resnet.json)");
+  app.add_option("--baseline", options.baseline,
+                 "another schedule file timed in the same rounds, e.g. a tuned kernel's "
+                 "LOG.best.json against the hand-written schedule");
   app.add_option("--set", options.sets,
                  "override a parameter, NAME=VALUE (repeatable; default for matmul: "
                  "M=N=K=1024)");

@@ -35,6 +35,15 @@ Point SketchSearchSpace::sample(std::mt19937_64& rng) const {
   return space_.flatten(space_.sample(rng));
 }
 
+Point SketchSearchSpace::sample_family(int sketch, std::mt19937_64& rng) const {
+  return space_.flatten(space_.sample(sketch, rng));
+}
+
+int SketchSearchSpace::family(const Point& p) const {
+  // A point's first number is its sketch (SketchSpace::flatten).
+  return !p.empty() && p[0] >= 0 && p[0] < families() ? static_cast<int>(p[0]) : 0;
+}
+
 Point SketchSearchSpace::mutate(const Point& p, std::mt19937_64& rng) const {
   auto c = space_.unflatten(p);
   return c ? space_.flatten(space_.mutate(*c, rng)) : sample(rng);

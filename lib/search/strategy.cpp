@@ -33,6 +33,13 @@ const OptionField kOptionFields[] = {
      "evolutionary: chance a child is a mutation (else a crossover)"},
     {"init_measured_ratio", &StrategyOptions::init_measured_ratio, nullptr,
      "evolutionary: share of the initial population taken from the best measured"},
+    {"sketch_share", &StrategyOptions::sketch_share, nullptr,
+     "evolutionary: share of each round's picks kept for the sketches behind the leading one"},
+    {"sketch_warmup", nullptr, &StrategyOptions::sketch_warmup,
+     "evolutionary: trials a sketch stays in the race for, however slow"},
+    {"sketch_cutoff", &StrategyOptions::sketch_cutoff, nullptr,
+     "evolutionary: after its warm-up a sketch stays in the race while its best is this share "
+     "of the best"},
     {"sa_chains", nullptr, &StrategyOptions::sa_chains, "annealing: parallel chains"},
     {"sa_steps", nullptr, &StrategyOptions::sa_steps, "annealing: steps per round"},
     {"sa_temperature", &StrategyOptions::sa_temperature, nullptr,
@@ -144,12 +151,13 @@ std::vector<double> SearchContext::predict(const std::vector<Point>& points) {
   return scores;
 }
 
-std::vector<Point>
-SearchContext::random_unmeasured(int n, const std::unordered_set<std::string>& exclude) {
+std::vector<Point> SearchContext::random_unmeasured(int n,
+                                                    const std::unordered_set<std::string>& exclude,
+                                                    int family) {
   std::vector<Point> out;
   std::unordered_set<std::string> taken = exclude;
   for (int attempt = 0; static_cast<int>(out.size()) < n && attempt < n * 50 + 100; ++attempt) {
-    Point p = space.sample(rng);
+    Point p = family >= 0 ? space.sample_family(family, rng) : space.sample(rng);
     std::string key = point_key(p);
     if (is_measured(p) || !taken.insert(key).second)
       continue;
@@ -161,14 +169,13 @@ SearchContext::random_unmeasured(int n, const std::unordered_set<std::string>& e
 namespace {
 
 /// The best `n` unmeasured points by score, then an epsilon share of random
-/// ones (exploration).
+/// ones (exploration); none of them in `taken` (picked already).
 std::vector<Point> pick_best(SearchContext& ctx, std::vector<std::pair<double, Point>> scored,
-                             int n, double eps) {
+                             int n, double eps, std::unordered_set<std::string> taken = {}) {
   std::sort(scored.begin(), scored.end(),
             [](const auto& a, const auto& b) { return a.first > b.first; });
   int random_share = static_cast<int>(std::round(n * eps));
   std::vector<Point> out;
-  std::unordered_set<std::string> taken;
   for (auto& [score, p] : scored) {
     if (static_cast<int>(out.size()) >= n - random_share)
       break;
@@ -213,6 +220,31 @@ size_t roulette(const std::vector<double>& scores, std::mt19937_64& rng) {
   return w.size() - 1;
 }
 
+/// The sketches behind the leading one that still get picks of their own:
+/// every sketch for its first `warmup` trials, then those whose best is at
+/// least `cutoff` of the best measured.
+std::vector<int> families_in_race(const SearchContext& ctx, int warmup, double cutoff) {
+  const int families = ctx.space.families();
+  std::vector<int> trials(families, 0);
+  std::vector<double> best(families, 0);
+  double lead = 0;
+  int leader = -1;
+  for (const MeasuredPoint& m : ctx.measured) {
+    int f = ctx.space.family(m.point);
+    ++trials[f];
+    best[f] = std::max(best[f], m.throughput);
+    if (m.throughput > lead) {
+      lead = m.throughput;
+      leader = f;
+    }
+  }
+  std::vector<int> out;
+  for (int f = 0; f < families; ++f)
+    if (f != leader && (trials[f] < warmup || best[f] >= cutoff * lead))
+      out.push_back(f);
+  return out;
+}
+
 class EvolutionaryStrategy : public SearchStrategy {
 public:
   explicit EvolutionaryStrategy(const StrategyOptions& o) : o_(o) {}
@@ -222,20 +254,29 @@ public:
   std::vector<Point> propose(SearchContext& ctx, int n) override {
     if (!ctx.model.trained())
       return ctx.random_unmeasured(n);
+    const int families = ctx.space.families();
+    std::vector<std::vector<const MeasuredPoint*>> best(families);
+    for (const MeasuredPoint& m : ctx.measured)
+      if (m.throughput > 0)
+        best[ctx.space.family(m.point)].push_back(&m);
+    // Each family evolves in its own share of the population: its best
+    // measured configs, then samples of it.
     int size = std::max(o_.population, 2 * n);
-    // The initial population: the best measured configs, then samples.
-    std::vector<MeasuredPoint> best = ctx.measured;
-    std::sort(best.begin(), best.end(),
-              [](const auto& a, const auto& b) { return a.throughput > b.throughput; });
     std::vector<Point> pop;
-    int from_measured = static_cast<int>(size * o_.init_measured_ratio);
-    for (const MeasuredPoint& m : best) {
-      if (static_cast<int>(pop.size()) >= from_measured || m.throughput <= 0)
-        break;
-      pop.push_back(m.point);
+    std::vector<size_t> begin; // family f holds pop[begin[f], begin[f + 1])
+    for (int f = 0; f < families; ++f) {
+      begin.push_back(pop.size());
+      auto& b = best[f];
+      std::sort(b.begin(), b.end(), [](auto* x, auto* y) { return x->throughput > y->throughput; });
+      int share = size / families + (f < size % families ? 1 : 0);
+      int from_measured =
+          std::min(static_cast<int>(share * o_.init_measured_ratio), static_cast<int>(b.size()));
+      for (int i = 0; i < from_measured; ++i)
+        pop.push_back(b[i]->point);
+      for (Point& p : ctx.random_unmeasured(share - from_measured, {}, families > 1 ? f : -1))
+        pop.push_back(std::move(p));
     }
-    for (Point& p : ctx.random_unmeasured(size - static_cast<int>(pop.size())))
-      pop.push_back(std::move(p));
+    begin.push_back(pop.size());
 
     std::map<std::string, std::pair<double, Point>> found;
     std::uniform_real_distribution<double> coin(0, 1);
@@ -248,23 +289,59 @@ public:
         break;
       std::vector<Point> next;
       next.reserve(pop.size());
-      while (next.size() < pop.size()) {
-        const Point& a = pop[roulette(scores, ctx.rng)];
-        if (coin(ctx.rng) < o_.mutation_prob)
-          next.push_back(ctx.space.mutate(a, ctx.rng));
-        else
-          next.push_back(ctx.space.crossover(a, pop[roulette(scores, ctx.rng)], ctx.rng));
+      for (int f = 0; f < families; ++f) {
+        const auto first = static_cast<std::ptrdiff_t>(begin[f]);
+        const std::vector<double> own(scores.begin() + first,
+                                      scores.begin() + static_cast<std::ptrdiff_t>(begin[f + 1]));
+        auto parent = [&]() -> const Point& { return pop[begin[f] + roulette(own, ctx.rng)]; };
+        for (size_t i = begin[f]; i < begin[f + 1]; ++i) {
+          const Point& a = parent();
+          if (coin(ctx.rng) < o_.mutation_prob)
+            next.push_back(ctx.space.mutate(a, ctx.rng));
+          else
+            next.push_back(ctx.space.crossover(a, parent(), ctx.rng));
+        }
       }
       pop = std::move(next);
     }
     std::vector<std::pair<double, Point>> scored;
     for (auto& [k, v] : found)
       scored.push_back(std::move(v));
-    return pick_best(ctx, std::move(scored), n, o_.eps_greedy);
+    return pick(ctx, std::move(scored), n);
   }
 
 private:
+  /// The best predicted, with a share of the picks going in turn to the
+  /// best predicted of each family in the race.
+  std::vector<Point> pick(SearchContext& ctx, std::vector<std::pair<double, Point>> scored, int n) {
+    std::vector<int> race = families_in_race(ctx, o_.sketch_warmup, o_.sketch_cutoff);
+    int reserved = race.empty() ? 0 : static_cast<int>(std::round(n * o_.sketch_share));
+    if (reserved == 0)
+      return pick_best(ctx, std::move(scored), n, o_.eps_greedy);
+    std::stable_sort(scored.begin(), scored.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::vector<Point> out;
+    std::unordered_set<std::string> taken;
+    // Rotate which family goes first, so that none is always the one left
+    // out when there are more families than reserved picks.
+    for (int k = 0; k < reserved; ++k) {
+      int f = race[(static_cast<size_t>(round_) + static_cast<size_t>(k)) % race.size()];
+      for (auto& [score, p] : scored)
+        if (std::isfinite(score) && ctx.space.family(p) == f && !ctx.is_measured(p) &&
+            taken.insert(point_key(p)).second) {
+          out.push_back(p);
+          break;
+        }
+    }
+    ++round_;
+    const int left = n - static_cast<int>(out.size());
+    for (Point& p : pick_best(ctx, std::move(scored), left, o_.eps_greedy, std::move(taken)))
+      out.push_back(std::move(p));
+    return out;
+  }
+
   StrategyOptions o_;
+  std::int64_t round_ = 0;
 };
 
 class AnnealingStrategy : public SearchStrategy {

@@ -538,9 +538,14 @@ SketchSpace::SketchSpace(const ir::ComputeDAG& dag, const SpaceParams& params)
 }
 
 SketchConfig SketchSpace::sample(std::mt19937_64& rng) const {
+  return sample(
+      static_cast<int>(std::uniform_int_distribution<size_t>(0, sketches_.size() - 1)(rng)), rng);
+}
+
+SketchConfig SketchSpace::sample(int sketch, std::mt19937_64& rng) const {
   SketchConfig c;
-  c.sketch = static_cast<int>(std::uniform_int_distribution<size_t>(0, sketches_.size() - 1)(rng));
-  const Sketch& sk = sketches_[c.sketch];
+  c.sketch = sketch;
+  const Sketch& sk = sketches_.at(sketch);
   for (const TileAxis& a : sk.axes()) {
     const auto& options = factorizations(a.extent, a.parts, a.max_innermost);
     c.tiles.push_back(options[std::uniform_int_distribution<size_t>(0, options.size() - 1)(rng)]);
@@ -563,7 +568,10 @@ SketchConfig SketchSpace::mutate(const SketchConfig& config, std::mt19937_64& rn
   const Sketch& sk = sketches_[c.sketch];
   std::uniform_real_distribution<double> coin(0, 1);
   double pick = coin(rng);
-  // Tile sizes: move a prime factor from one level to another.
+  // Tile sizes: move a divisor of one level's factor to another level.
+  // Any divisor, as Ansor's MutateTileSize does, not only the smallest
+  // prime: a packed panel's k block goes from 16 to 256 in one step, not in
+  // four that the model must each score well.
   if (pick < 0.9 && !c.tiles.empty()) {
     for (int attempt = 0; attempt < 8; ++attempt) {
       size_t t = std::uniform_int_distribution<size_t>(0, c.tiles.size() - 1)(rng);
@@ -575,17 +583,15 @@ SketchConfig SketchSpace::mutate(const SketchConfig& config, std::mt19937_64& rn
       size_t to = std::uniform_int_distribution<size_t>(0, f.size() - 2)(rng);
       if (to >= from)
         ++to;
-      if (f[from] == 1)
+      std::vector<std::int64_t> divisors;
+      for (std::int64_t d = 2; d <= f[from]; ++d)
+        if (f[from] % d == 0 && (to + 1 < f.size() || f[to] * d <= axis.max_innermost))
+          divisors.push_back(d);
+      if (divisors.empty())
         continue;
-      std::int64_t d = 2;
-      while (f[from] % d != 0)
-        ++d;
-      std::vector<std::int64_t> g = f;
-      g[from] /= d;
-      g[to] *= d;
-      if (g.back() > axis.max_innermost)
-        continue;
-      f = g;
+      std::int64_t d = divisors[std::uniform_int_distribution<size_t>(0, divisors.size() - 1)(rng)];
+      f[from] /= d;
+      f[to] *= d;
       return c;
     }
   }

@@ -37,6 +37,13 @@ public:
   virtual measure::Config config(const Point& p) const = 0;
   /// The point of a logged config, when it belongs to this space.
   virtual std::optional<Point> point_of(const measure::Config& c) const = 0;
+  /// Points fall into families of one structure each: a sketch space's
+  /// sketches. Strategies evolve each family on its own and keep measuring
+  /// every family still in the race (strategy.h). A template space is one.
+  virtual int families() const { return 1; }
+  virtual int family(const Point&) const { return 0; }
+  /// A random point of one family.
+  virtual Point sample_family(int, std::mt19937_64& rng) const { return sample(rng); }
   /// Number of points when the space can be enumerated (grid search).
   virtual std::optional<std::uint64_t> size() const { return std::nullopt; }
   /// The point at an index in [0, size()).
@@ -65,6 +72,9 @@ public:
   Expected<schedule::State> state(const Point& p) const override;
   measure::Config config(const Point& p) const override;
   std::optional<Point> point_of(const measure::Config& c) const override;
+  int families() const override { return static_cast<int>(space_.sketches().size()); }
+  int family(const Point& p) const override;
+  Point sample_family(int sketch, std::mt19937_64& rng) const override;
   const space::SketchSpace& sketches() const { return space_; }
 
 private:

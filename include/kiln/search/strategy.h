@@ -6,7 +6,12 @@
 //    configs, evolved for some generations by mutation and crossover with
 //    parents chosen in proportion to the cost model's score; the best
 //    predicted unmeasured configs are picked, plus an epsilon share of
-//    random ones;
+//    random ones. Unlike Ansor, each family of the space (a sketch) evolves
+//    its own share of the population, and a share of each round's picks
+//    goes to the sketches behind the leading one while they are in the
+//    race: without it one sketch took 920-940 of 1000 trials, because the
+//    model scores another sketch's poorly tiled early configs low and
+//    roulette selection then drops their children (docs/tuning.md);
 //  - annealing (AutoTVM): persistent chains walk the space by mutation,
 //    accepting by the Metropolis rule on model scores while the temperature
 //    falls, stopping early when the best set stops changing;
@@ -36,12 +41,15 @@ struct StrategyOptions {
   int generations = 3;              ///< evolutionary: generations per round
   double mutation_prob = 0.85;      ///< evolutionary: mutation (else crossover)
   double init_measured_ratio = 0.2; ///< evolutionary: share of the best measured in the population
-  int sa_chains = 64;               ///< annealing: parallel chains
-  int sa_steps = 100;               ///< annealing: steps per round
-  double sa_temperature = 1.0;      ///< annealing: starting temperature (falls to 0)
-  int sa_early_stop = 30;           ///< annealing: steps without a new best set
-  int ga_elites = 3;                ///< genetic: best measured always kept as parents
-  double ga_mutation_prob = 0.1;    ///< genetic: mutation per child
+  double sketch_share = 0.25;       ///< evolutionary: picks kept for the sketches behind the lead
+  int sketch_warmup = 32;           ///< evolutionary: trials every sketch gets a share of
+  double sketch_cutoff = 0.5;  ///< evolutionary: a sketch in the race keeps this share of the best
+  int sa_chains = 64;          ///< annealing: parallel chains
+  int sa_steps = 100;          ///< annealing: steps per round
+  double sa_temperature = 1.0; ///< annealing: starting temperature (falls to 0)
+  int sa_early_stop = 30;      ///< annealing: steps without a new best set
+  int ga_elites = 3;           ///< genetic: best measured always kept as parents
+  double ga_mutation_prob = 0.1; ///< genetic: mutation per child
 };
 
 /// Sets one option by name ("population", "eps_greedy", …); an Error names
@@ -80,8 +88,10 @@ public:
   /// Model scores (features cached per point); unbuildable points score -inf.
   std::vector<double> predict(const std::vector<Point>& points);
   const model::ProgramFeatures& features(const Point& p);
-  /// `n` distinct unmeasured random points (fewer if the space runs out).
-  std::vector<Point> random_unmeasured(int n, const std::unordered_set<std::string>& exclude = {});
+  /// `n` distinct unmeasured random points (fewer if the space runs out),
+  /// of one family when `family` >= 0.
+  std::vector<Point> random_unmeasured(int n, const std::unordered_set<std::string>& exclude = {},
+                                       int family = -1);
 
 private:
   std::unordered_map<std::string, model::ProgramFeatures> feature_cache_;

@@ -138,8 +138,11 @@ public:
   /// A random config: a sketch, then tile sizes uniform among the exact
   /// factorizations of each extent, a parallel granularity, an unroll step.
   SketchConfig sample(std::mt19937_64& rng) const;
-  /// One random change (Ansor's mutations): move a factor between two
-  /// levels of a tile (90%), redraw an unroll step, or change the parallel
+  /// A random config of one sketch (the same draws as sample() makes after
+  /// choosing the sketch).
+  SketchConfig sample(int sketch, std::mt19937_64& rng) const;
+  /// One random change (Ansor's mutations): move a divisor of one level's
+  /// factor to another level of a tile (90%), redraw an unroll step, or change the parallel
   /// granularity.
   SketchConfig mutate(const SketchConfig& config, std::mt19937_64& rng) const;
   /// Takes each decision group (a tile axis, a plan's annotations) from one

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <numeric>
+#include <set>
 
 using namespace kiln;
 using namespace kiln::space;
@@ -207,6 +208,45 @@ TEST_CASE("the packed sketch samples reduction blocks deeper than a register til
   }
   CHECK(deepest_packed == 512);
   CHECK(deepest_other == 64);
+}
+
+TEST_CASE("one mutation moves any divisor of a tile factor, as Ansor's does", "[space][sample]") {
+  // The packed panel's k block goes from 16 to 256 in one step (moving 16
+  // of the outer 64), not in four steps of 2 that the model must each score
+  // well; and every mutated tile still multiplies to its extent.
+  ir::ComputeDAG dag = test::matmul_dag(1024, 1024, 1024);
+  SketchSpace sp(dag, SpaceParams{16, 2, 64});
+  std::mt19937_64 rng(5);
+  SketchConfig c = sp.sample(3, rng);
+  REQUIRE(c.sketch == 3);
+  c.tiles.back() = {64, 16}; // C.k: outer 64, k block 16
+  std::set<std::int64_t> blocks;
+  for (int i = 0; i < 3000; ++i) {
+    SketchConfig d = sp.mutate(c, rng);
+    for (size_t t = 0; t < d.tiles.size(); ++t) {
+      std::int64_t product = 1;
+      for (std::int64_t f : d.tiles[t])
+        product *= f;
+      REQUIRE(product == sp.sketches()[3].axes()[t].extent);
+      REQUIRE(d.tiles[t].back() <= sp.sketches()[3].axes()[t].max_innermost);
+    }
+    blocks.insert(d.tiles.back().back());
+  }
+  for (std::int64_t block : {1, 2, 4, 8, 16, 32, 64, 128, 256, 512})
+    CHECK(blocks.count(block) == 1);
+}
+
+TEST_CASE("sampling one sketch gives configs of that sketch only", "[space][sample]") {
+  ir::ComputeDAG dag = test::matmul_dag(256, 256, 256);
+  SketchSpace sp(dag, SpaceParams{16, 2, 64});
+  std::mt19937_64 rng(9);
+  for (int sketch = 0; sketch < 4; ++sketch)
+    for (int i = 0; i < 50; ++i) {
+      SketchConfig c = sp.sample(sketch, rng);
+      REQUIRE(c.sketch == sketch);
+      REQUIRE(sp.unflatten(sp.flatten(c)) == c);
+      REQUIRE(sp.state(c).ok());
+    }
 }
 
 TEST_CASE("a mutated point is another program, never the same one again", "[space][sample]") {
