@@ -43,13 +43,13 @@ struct StrategyOptions {
   double init_measured_ratio = 0.2; ///< evolutionary: share of the best measured in the population
   double sketch_share = 0.25;       ///< evolutionary: picks kept for the sketches behind the lead
   int sketch_warmup = 32;           ///< evolutionary: trials every sketch gets a share of
-  double sketch_cutoff = 0.5;  ///< evolutionary: a sketch in the race keeps this share of the best
-  int sa_chains = 64;          ///< annealing: parallel chains
-  int sa_steps = 100;          ///< annealing: steps per round
-  double sa_temperature = 1.0; ///< annealing: starting temperature (falls to 0)
-  int sa_early_stop = 30;      ///< annealing: steps without a new best set
-  int ga_elites = 3;           ///< genetic: best measured always kept as parents
-  double ga_mutation_prob = 0.1; ///< genetic: mutation per child
+  double sketch_cutoff = 0.5;       ///< evolutionary: share of the best a sketch must keep
+  int sa_chains = 64;               ///< annealing: parallel chains
+  int sa_steps = 100;               ///< annealing: steps per round
+  double sa_temperature = 1.0;      ///< annealing: starting temperature (falls to 0)
+  int sa_early_stop = 30;           ///< annealing: steps without a new best set
+  int ga_elites = 3;                ///< genetic: best measured always kept as parents
+  double ga_mutation_prob = 0.1;    ///< genetic: mutation per child
 };
 
 /// Sets one option by name ("population", "eps_greedy", …); an Error names

@@ -142,8 +142,8 @@ public:
   /// choosing the sketch).
   SketchConfig sample(int sketch, std::mt19937_64& rng) const;
   /// One random change (Ansor's mutations): move a divisor of one level's
-  /// factor to another level of a tile (90%), redraw an unroll step, or change the parallel
-  /// granularity.
+  /// factor to another level of a tile (90%), redraw an unroll step, or
+  /// change the parallel granularity.
   SketchConfig mutate(const SketchConfig& config, std::mt19937_64& rng) const;
   /// Takes each decision group (a tile axis, a plan's annotations) from one
   /// parent or the other; both parents must share a sketch.

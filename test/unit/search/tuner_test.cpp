@@ -76,9 +76,11 @@ private:
 };
 
 struct Fixture {
+  explicit Fixture(CostFunction cost = simulated_seconds) : measurer(space.sketches(), cost) {}
+
   ir::ComputeDAG dag = test::matmul_dag(256, 256, 256);
   SketchSearchSpace space{dag, space::SpaceParams{16, 2, 64}};
-  SimulatedMeasurer measurer{space.sketches()};
+  SimulatedMeasurer measurer;
   TaskSetup task{dag, "test", codegen::Target{"x86_64-pc-linux-gnu", "test", "", 512, 2}, nullptr};
 
   TuneResult tune(const std::string& strategy, model::CostModel& model, int trials,
@@ -149,21 +151,13 @@ TEST_CASE("evolutionary keeps measuring the sketches behind the lead", "[search]
   // whole budget (as in real runs, docs/tuning.md); with them, every sketch
   // gets trials through its warm-up.
   auto trials_per_sketch = [](std::uint64_t seed, double share) {
-    Fixture f;
-    SimulatedMeasurer late(f.space.sketches(), late_sketch_seconds);
-    TuneOptions o;
-    o.trials = 128;
-    o.batch = 8;
-    o.seed = seed;
-    o.strategy_options.population = 128;
-    o.strategy_options.generations = 2;
-    o.strategy_options.sketch_share = share;
+    Fixture f(late_sketch_seconds);
+    StrategyOptions options;
+    options.sketch_share = share;
     model::XGBoostModel model;
-    Tuner t(f.task, f.space, late, model, o);
-    auto r = t.run();
-    REQUIRE(r.ok());
+    TuneResult r = f.tune("evolutionary", model, 128, seed, options);
     std::vector<int> trials(f.space.families(), 0);
-    for (const auto& rec : r->records)
+    for (const auto& rec : r.records)
       if (!rec.config.point.empty())
         ++trials[f.space.family(rec.config.point)];
     return trials;
