@@ -552,7 +552,7 @@ LoweredFunc lower(const State& state, const LowerOptions& options) {
   // The builder leaves out loops of extent 1 (their variable is 0) and
   // simplifies what it makes; unrolling puts constants into the copies,
   // which simplify folds.
-  Stmt nest = NestBuilder(state).build_root();
+  Stmt nest = vector_dims_innermost(NestBuilder(state).build_root());
   if (options.expand_unrolled)
     nest = simplify(unroll_loops(nest));
   func.body = nest;

@@ -16,6 +16,11 @@ Stmt mark_auto_unroll(const Stmt& stmt, std::int64_t max_step);
 /// Replaces every Unrolled loop by copies of its body, one per iteration.
 Stmt unroll_loops(const Stmt& stmt);
 
+/// Stores the dimension a vector loop walks innermost in every buffer the
+/// kernel allocates (vector_layout.cpp), so its accesses there are
+/// consecutive lanes rather than gathers and scatters.
+Stmt vector_dims_innermost(const Stmt& stmt);
+
 /// Rewrites affine integer expressions (indices, conditions' operands) into
 /// a canonical sum, so that unrolled constants fold and dumps stay readable.
 Stmt simplify(const Stmt& stmt);

@@ -131,6 +131,42 @@ public:
     return {};
   }
 
+  /// Weights to vectorize along for the tiled stage `index`: a placeholder
+  /// read directly whose indices use a spatial axis other than the last and
+  /// skip the last one, while no other load of the reduction uses that
+  /// axis (so each of their elements is one broadcast for a whole vector
+  /// of it). The input's name and the axis; empty if none.
+  std::pair<std::string, std::string> vectorizable_weights(int index) const {
+    const ir::Stage& s = dag_.stage(index);
+    const ir::Reduce* r = s.reduction();
+    if (!r || s.axes.size() < 2)
+      return {};
+    Uses u;
+    u.visit(r->body);
+    std::vector<std::set<std::string>> uses;
+    for (const ir::Load* l : u.loads) {
+      Uses idx;
+      for (const ir::Expr& e : l->indices)
+        idx.visit(e);
+      uses.push_back(idx.vars);
+    }
+    for (size_t i = 0; i < u.loads.size(); ++i) {
+      int producer = dag_.find_stage(u.loads[i]->tensor);
+      if (producer < 0 || !dag_.stage(producer).is_placeholder() ||
+          uses[i].count(s.axes.back().name))
+        continue;
+      for (size_t a = s.axes.size() - 1; a-- > 0;) {
+        const std::string& axis = s.axes[a].name;
+        bool alone = true;
+        for (size_t j = 0; j < uses.size(); ++j)
+          alone = alone && (j == i || !uses[j].count(axis));
+        if (s.axes[a].extent > 1 && uses[i].count(axis) && alone)
+          return {u.loads[i]->tensor, axis};
+      }
+    }
+    return {};
+  }
+
   /// The only consumer, when it reads `index` element-wise (same shape,
   /// indexed by exactly its own axes) and is not itself a reduction.
   int elementwise_consumer(int index) const {
@@ -272,6 +308,9 @@ std::vector<Step> Sketch::structure_steps() const {
   for (const StagePlan& p : plans_)
     if (p.kind == PlanKind::MultiLevel && p.cache_write)
       out.push_back(schedule::CacheWriteStep{p.stage});
+  for (const StagePlan& p : plans_)
+    if (!p.weights.empty())
+      out.push_back(schedule::CacheReadStep{p.weights, p.tiled});
   return out;
 }
 
@@ -309,6 +348,19 @@ std::vector<Step> Sketch::steps(const SketchConfig& config) const {
         w.annotate(p.stage, inner.back(), Annotation::Vectorize);
       if (!reduce.empty())
         w.pragma(p.stage, unroll);
+      continue;
+    }
+    if (p.kind == PlanKind::Root) {
+      // Every axis but the last fused and parallel (one task per row, and
+      // on one core the loop simply runs), the last maybe vectorized.
+      std::vector<std::string> loops = p.root_axes;
+      if (loops.size() > 1) {
+        std::string last = loops.back();
+        loops = w.fuse_prefix(p.stage, loops, static_cast<int>(loops.size()) - 1);
+        w.annotate(p.stage, loops.front(), Annotation::Parallel);
+        if (p.root_vectorize)
+          w.annotate(p.stage, last, Annotation::Vectorize);
+      }
       continue;
     }
     if (p.kind != PlanKind::MultiLevel)
@@ -368,7 +420,10 @@ std::vector<Step> Sketch::steps(const SketchConfig& config) const {
     if (parallel > 0)
       w.annotate(o, level0[0], Annotation::Parallel);
     std::string attach = p.level == 1 ? level0.back() : outer_levels[1].back();
-    if (w.factors(p.stage, spatial.back()->axis)[3] > 1)
+    // The copy-out vectorizes the last axis; under weight vectorization its
+    // whole tile, which the register tile no longer walks in vectors.
+    const auto& last = w.factors(p.stage, spatial.back()->axis);
+    if ((p.vector_axis.empty() ? last[3] : product(last, p.level, 4)) > 1)
       w.annotate(o, outer_levels[p.level].back(), Annotation::Vectorize);
 
     // Tiled stage over the region: level 1 → S R S R S, level 2 → R S R S.
@@ -404,12 +459,18 @@ std::vector<Step> Sketch::steps(const SketchConfig& config) const {
         if (is_pack_axis(loop))
           pack_at = loop;
     }
+    // Weight vectorization: that axis innermost in the register tile.
+    std::string vector_axis = p.vector_axis.empty() ? spatial.back()->axis : p.vector_axis;
+    if (!p.vector_axis.empty())
+      std::stable_partition(levels[4].begin(), levels[4].end(), [&](const std::string& loop) {
+        return loop != vector_axis + (p.level == 1 ? ".2" : ".1");
+      });
     std::vector<std::string> inner_order;
     for (const auto& l : levels)
       inner_order.insert(inner_order.end(), l.begin(), l.end());
     out.push_back(schedule::ReorderStep{t, inner_order});
     out.push_back(schedule::ComputeAtStep{t, o, attach});
-    if (w.factors(p.stage, spatial.back()->axis)[3] > 1)
+    if (w.factors(p.stage, vector_axis)[3] > 1)
       w.annotate(t, levels[4].back(), Annotation::Vectorize);
     w.pragma(t, unroll);
     if (!pack_at.empty()) {
@@ -429,6 +490,44 @@ static StagePlan plan_of(PlanKind kind, const std::string& stage) {
   return p;
 }
 
+/// A multi-level tiling of `stage` (in `tiled`), its outer levels on
+/// `outer` (over `outer_axes`) and computed at `level`, or in place.
+static StagePlan multi_level(const std::string& stage, const std::string& tiled,
+                             const std::string& outer, std::vector<std::string> outer_axes,
+                             bool cache_write, int level) {
+  StagePlan p = plan_of(PlanKind::MultiLevel, stage);
+  p.tiled = tiled;
+  p.outer = outer;
+  p.outer_axes = std::move(outer_axes);
+  p.cache_write = cache_write;
+  p.level = level;
+  return p;
+}
+
+static StagePlan root_plan(const ir::Stage& stage, bool vectorize) {
+  StagePlan p = plan_of(PlanKind::Root, stage.name);
+  for (const ir::IterVar& a : stage.axes)
+    p.root_axes.push_back(a.name);
+  p.root_vectorize = vectorize;
+  return p;
+}
+
+/// The stage a plan schedules: a DAG stage, or the copy `X.cache` that a
+/// cache_read of input X makes (axes ax0, ax1, ... over X's shape).
+static ir::Stage plan_stage(const ir::ComputeDAG& dag, const std::string& name) {
+  int index = dag.find_stage(name);
+  if (index >= 0)
+    return dag.stage(index);
+  const std::string suffix = ".cache";
+  const ir::Stage& source = dag.stage(dag.find_stage(name.substr(0, name.size() - suffix.size())));
+  ir::Stage copy;
+  copy.name = name;
+  copy.dtype = source.dtype;
+  for (size_t d = 0; d < source.axes.size(); ++d)
+    copy.axes.push_back({fmt::format("ax{}", d), source.axes[d].extent});
+  return copy;
+}
+
 SketchSpace::SketchSpace(const ir::ComputeDAG& dag, const SpaceParams& params)
     : dag_(dag), params_(params) {
   Analysis an(dag);
@@ -440,8 +539,16 @@ SketchSpace::SketchSpace(const ir::ComputeDAG& dag, const SpaceParams& params)
     if (s.is_placeholder())
       continue;
     if (an.inlined(s.name)) {
-      for (Draft& d : drafts)
-        d.plans.push_back(plan_of(PlanKind::Inline, s.name));
+      // A weight-vectorized stage broadcasts the data it reads: inlined, a
+      // padding select would run once per broadcast, so it stays a stage.
+      std::vector<int> readers = dag.consumers(static_cast<int>(i));
+      for (Draft& d : drafts) {
+        bool broadcast = std::any_of(d.plans.begin(), d.plans.end(), [&](const StagePlan& q) {
+          return !q.weights.empty() && std::find(readers.begin(), readers.end(),
+                                                 dag.find_stage(q.stage)) != readers.end();
+        });
+        d.plans.push_back(broadcast ? root_plan(s, true) : plan_of(PlanKind::Inline, s.name));
+      }
       continue;
     }
     if (an.has_data_reuse(static_cast<int>(i))) {
@@ -467,7 +574,7 @@ SketchSpace::SketchSpace(const ir::ComputeDAG& dag, const SpaceParams& params)
             v.plans.push_back(plan_of(PlanKind::Outer, c.name));
           };
           for (int level : {1, 2}) {
-            variant({PlanKind::MultiLevel, s.name, s.name, c.name, axes, false, level, "", {}},
+            variant(multi_level(s.name, s.name, c.name, axes, false, level),
                     fmt::format("{} tiled, fused into {} at level {}", s.name, c.name, level));
             strip(next.back());
           }
@@ -477,17 +584,31 @@ SketchSpace::SketchSpace(const ir::ComputeDAG& dag, const SpaceParams& params)
         for (const ir::IterVar& a : s.axes)
           axes.push_back(a.name);
         for (int level : {1, 2})
-          variant(
-              {PlanKind::MultiLevel, s.name, s.name + ".local", s.name, axes, true, level, "", {}},
-              fmt::format("{} tiled in {}.local at level {}", s.name, s.name, level));
-        variant({PlanKind::MultiLevel, s.name, s.name, "", {}, false, 0, "", {}},
+          variant(multi_level(s.name, s.name + ".local", s.name, axes, true, level),
+                  fmt::format("{} tiled in {}.local at level {}", s.name, s.name, level));
+        variant(multi_level(s.name, s.name, "", {}, false, 0),
                 fmt::format("{} tiled in place", s.name));
         // Last, so that the sketches logged before it keep their numbers.
         auto [pack, pack_axes] = an.packable_input(static_cast<int>(i));
-        if (!pack.empty())
-          variant({PlanKind::MultiLevel, s.name, s.name + ".local", s.name, axes, true, 1, pack,
-                   pack_axes},
+        if (!pack.empty()) {
+          StagePlan plan = multi_level(s.name, s.name + ".local", s.name, axes, true, 1);
+          plan.pack = pack;
+          plan.pack_axes = pack_axes;
+          variant(plan,
                   fmt::format("{} tiled in {}.local at level 1, {} packed", s.name, s.name, pack));
+        }
+        auto [weights, vector_axis] = an.vectorizable_weights(static_cast<int>(i));
+        if (pack.empty() && !weights.empty()) {
+          StagePlan plan = multi_level(s.name, s.name + ".local", s.name, axes, true, 1);
+          plan.vector_axis = vector_axis;
+          plan.weights = weights;
+          variant(plan, fmt::format("{} tiled in {}.local at level 1, vectorized over {}, {} "
+                                    "copied with {} innermost",
+                                    s.name, s.name, vector_axis, weights, vector_axis));
+          // Stored with the vectorized axis innermost, the copy's last axis
+          // would be a scatter: not vectorized.
+          next.back().plans.push_back(root_plan(plan_stage(dag, weights + ".cache"), false));
+        }
       }
       drafts = std::move(next);
       continue;
@@ -510,14 +631,16 @@ SketchSpace::SketchSpace(const ir::ComputeDAG& dag, const SpaceParams& params)
     for (const StagePlan& p : d.plans) {
       if (p.kind != PlanKind::MultiLevel && p.kind != PlanKind::Simple)
         continue;
-      const ir::Stage& st = dag.stage(dag.find_stage(p.stage));
+      const ir::Stage st = plan_stage(dag, p.stage);
       int parts = p.kind == PlanKind::MultiLevel ? 4 : 2;
       for (size_t a = 0; a < st.axes.size(); ++a) {
-        bool last = a + 1 == st.axes.size();
-        // The innermost tile of the last axis is vectorized: keep it short.
-        std::int64_t max_inner = last ? std::min<std::int64_t>(params.max_innermost_factor,
-                                                               std::max(params.vector_lanes, 1) * 4)
-                                      : params.max_innermost_factor;
+        bool vectorized =
+            p.vector_axis.empty() ? a + 1 == st.axes.size() : st.axes[a].name == p.vector_axis;
+        // The innermost tile of the vectorized axis: keep it short.
+        std::int64_t max_inner = vectorized
+                                     ? std::min<std::int64_t>(params.max_innermost_factor,
+                                                              std::max(params.vector_lanes, 1) * 4)
+                                     : params.max_innermost_factor;
         axes.push_back({p.stage, st.axes[a].name, st.axes[a].extent, parts, false, max_inner});
       }
       if (const ir::Reduce* r = st.reduction()) {

@@ -26,6 +26,15 @@
 //     level, that level ordered with the input's axes outermost (the packed
 //     panels of OpenBLAS; Ansor's CPU rules have no such step, kiln adds it
 //     because it was worth +19% on the hand-written matmul, benchmarks.md);
+//     When no input can be packed so but one, the weights, is read along a
+//     spatial axis other than the last and skips the last, while the other
+//     inputs do not use that axis (k of C[k, y, x] = sum P[c, y+r, x+s] *
+//     W[k, c, r, s]), a last sketch vectorizes that axis: level 1 plus a
+//     cache_read of the weights at the root (stored with the axis innermost,
+//     see schedule/vector_layout.cpp), the stages inlined into the data
+//     computed at the root instead, each broadcast element feeding a whole
+//     vector of output channels (oneDNN's blocked convolutions; Ansor gets
+//     there by rewriting the weight layout);
 //  4. simple tiling (fallback, also for reductions without reuse such as
 //     row sums and softmax, where Ansor would use rfactor, not yet in
 //     kiln): each spatial axis in 2 levels, outer spatial loops, then the
@@ -56,7 +65,10 @@ struct SpaceParams {
   std::int64_t max_pack_depth = 512;
 };
 
-enum class PlanKind : std::uint8_t { Inline, MultiLevel, Simple, Outer };
+/// Root: computed at the root with fixed annotations and no open decision
+/// (the copies a weight-vectorized sketch makes: a choice there moves a few
+/// percent at most, and would dilute the search of the register tile).
+enum class PlanKind : std::uint8_t { Inline, MultiLevel, Simple, Outer, Root };
 
 /// What a sketch does with one stage.
 struct StagePlan {
@@ -74,6 +86,18 @@ struct StagePlan {
   /// serves every tile of the other axes (the OpenBLAS panel of B in matmul).
   std::string pack;
   std::vector<std::string> pack_axes;
+  /// Weight vectorization only (level 1 with a cache write): the spatial
+  /// axis vectorized instead of the last one, and the weight input read
+  /// along it. The weights are copied at the root by a cache_read, which
+  /// lowering stores with that axis innermost (the blocked weight layout of
+  /// oneDNN's convolutions); the data, loaded once per register-tile row
+  /// and broadcast, is computed at the root rather than inlined.
+  std::string vector_axis;
+  std::string weights;
+  // Root only: the stage's axes (all but the last fused and parallel) and
+  // whether the last is vectorized.
+  std::vector<std::string> root_axes;
+  bool root_vectorize = false;
 };
 
 /// One tile decision: an axis of a stage split in `parts` levels.

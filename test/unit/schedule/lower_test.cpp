@@ -64,3 +64,36 @@ TEST_CASE("auto_unroll counts vector statements once but caps the lanes it expan
   REQUIRE_THAT(big, Catch::Contains("for k.1"));
   REQUIRE_THAT(big, !Catch::Contains("unrolled for k.1"));
 }
+
+TEST_CASE("a buffer the kernel allocates stores innermost the dimension a vector loop walks",
+          "[schedule][lower][layout]") {
+  // C = A B with C.local vectorized along i, not j, and A copied for it:
+  // the copy and the tile store i last, so the vector loop reads and writes
+  // consecutive elements. Arguments keep their layout.
+  schedule::State s(test::matmul_dag(16, 8, 4));
+  s.cache_write("C");
+  s.cache_read("A", "C.local");
+  s.split("C", "i", {16});
+  s.reorder("C", {"i.0", "j", "i.1"});
+  s.compute_at("C.local", "C", "i.0");
+  s.reorder("C.local", {"k", "j", "i"});
+  s.vectorize("C.local", "i");
+  std::string nest = schedule::to_string(schedule::lower(s));
+  INFO(nest);
+  CHECK_THAT(nest, Catch::Contains("allocate A.cache: f32[4, 16] (heap)"));
+  CHECK_THAT(nest, Catch::Contains("allocate C.local: f32[8, 16] (local)"));
+  CHECK_THAT(nest, Catch::Contains("A.cache[ax1, ax0] = A[ax0, ax1]"));
+  CHECK_THAT(nest, Catch::Contains("C[i.0 * 16 + i.1, j] = C.local[j, i.1]") ||
+                       Catch::Contains("C[i.1, j] = C.local[j, i.1]"));
+  CHECK_THAT(nest, Catch::Contains("func kiln_matmul(A: f32[16, 4], B: f32[4, 8], C: f32[16, 8])"));
+
+  // Vectorized along the last axis, the same buffers keep their order.
+  schedule::State t(test::matmul_dag(16, 8, 4));
+  t.cache_write("C");
+  t.cache_read("B", "C.local");
+  t.vectorize("C.local", "j");
+  std::string plain = schedule::to_string(schedule::lower(t));
+  INFO(plain);
+  CHECK_THAT(plain, Catch::Contains("allocate B.cache: f32[4, 8] (heap)"));
+  CHECK_THAT(plain, Catch::Contains("allocate C.local: f32[16, 8] (heap)"));
+}

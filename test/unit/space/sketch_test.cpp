@@ -59,6 +59,54 @@ TEST_CASE("matmul has four sketches; dense+bias+relu fuses into its consumer", "
   REQUIRE(plans[2].kind == PlanKind::Outer);
 }
 
+TEST_CASE("conv2d gets a sketch vectorized over its output channels; matmul and depthwise do not",
+          "[space][sketch]") {
+  auto load = [](const char* op) {
+    auto dag = ir::parse_op_file(std::string(KILN_SOURCE_DIR) + "/ops/" + op + ".kop");
+    REQUIRE(dag.ok());
+    return SketchSpace(*dag, SpaceParams{16, 2, 64});
+  };
+  SketchSpace conv = load("conv2d_nchw");
+  REQUIRE(conv.sketches().size() == 4);
+  const Sketch& sk = conv.sketches()[3];
+  REQUIRE(sk.name() ==
+          "conv tiled in conv.local at level 1, vectorized over k, kernel copied with k innermost");
+  // The kernel copy and the padding are root stages without decisions; the
+  // padding is not inlined (a select per broadcast element).
+  std::map<std::string, PlanKind> kinds;
+  for (const StagePlan& p : sk.plans())
+    kinds[p.stage] = p.kind;
+  CHECK(kinds.at("kernel.cache") == PlanKind::Root);
+  CHECK(kinds.at("padded") == PlanKind::Root);
+  CHECK(kinds.at("conv") == PlanKind::MultiLevel);
+  for (const TileAxis& a : sk.axes())
+    CHECK(a.stage == "conv");
+  // Every config vectorizes k in the register tile, x in the copy-out, and
+  // k's innermost tile is capped as a vector is (4 vectors), x's is not.
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 50; ++i) {
+    SketchConfig c = conv.sample(3, rng);
+    std::string steps = schedule::steps_to_json(conv.steps(c));
+    for (const TileAxis& a : sk.axes())
+      if (a.axis == "k" || a.axis == "x")
+        CHECK(a.max_innermost == 64);
+    if (c.tiles[1].back() > 1) // conv.k
+      CHECK_THAT(steps,
+                 Catch::Contains(R"({"iter":"k.2","stage":"conv.local","step":"vectorize"})"));
+    CHECK_THAT(steps,
+               Catch::Contains(R"({"reader":"conv.local","stage":"kernel","step":"cache_read"})"));
+    CHECK_THAT(steps, Catch::Contains(R"("stage":"padded","step":"parallel")"));
+    REQUIRE(conv.state(c).ok());
+  }
+  // matmul's B is packed instead; depthwise's data is read along c too, so
+  // its loads would be gathers.
+  for (const char* op : {"matmul", "depthwise_conv2d", "batch_matmul"}) {
+    SketchSpace other = load(op);
+    for (const Sketch& o : other.sketches())
+      CHECK(o.name().find("vectorized over") == std::string::npos);
+  }
+}
+
 TEST_CASE("sampling is seeded; configs flatten and mutate within the space", "[space][sample]") {
   SketchSpace sp(test::matmul_dag(64, 48, 32), SpaceParams{16, 2, 64});
   std::mt19937_64 a(5), b(5), rng(9);
