@@ -1,9 +1,12 @@
 #include "kiln/measure/tuning_curve.h"
 
+#include "kiln/measure/tuning_log.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <utility>
 
 namespace kiln::measure {
@@ -47,13 +50,24 @@ std::vector<TuningCurve> tuning_curves(const LoadedLog& log, const std::vector<s
 
   std::vector<TuningCurve> curves;
   for (const RunTask& key : order) {
-    std::vector<const Record*>& recs = records[key];
-    std::stable_sort(recs.begin(), recs.end(),
+    std::vector<const Record*>& all = records[key];
+    std::stable_sort(all.begin(), all.end(),
                      [](const Record* a, const Record* b) { return a->trial < b->trial; });
+    // The trials are each config's first timing; later ones (the tuner's
+    // confirmation of its best) change the judgement, not the count.
+    std::vector<const Record*> recs;
+    std::set<std::string> seen;
+    for (const Record* r : all)
+      if (seen.insert(r->config.key()).second)
+        recs.push_back(r);
     const std::vector<const RoundRecord*>& rs = rounds[key];
-    TuningCurve c{key.first, key.second, static_cast<std::int64_t>(recs.size()), -1, 0, {}};
+    TuningCurve c;
+    c.run = key.first;
+    c.workload_key = key.second;
+    c.trials = static_cast<std::int64_t>(recs.size());
+    c.repeats = static_cast<std::int64_t>(all.size() - recs.size());
     c.seconds = seconds_at(c.trials, rs, recs);
-    for (const Record* r : recs)
+    for (const Record* r : config_medians(all))
       c.best_gflops = std::max(c.best_gflops, r->gflops());
     for (std::int64_t n : at) {
       CurvePoint p{n, std::min<std::int64_t>(n, c.trials), 0, -1};
@@ -79,9 +93,11 @@ std::string curve_table(const std::vector<TuningCurve>& curves) {
       out += fmt::format("{:<36} {:<28} {:>7} {:>9.1f} {:>9}\n", c.run, c.workload_key, p.reached,
                          p.best_gflops, secs(p.seconds));
     }
-    out += fmt::format("{:<36} {:<28} {:>7} {:>9.1f} {:>9}  end of run, {:.2f} trials/s\n", c.run,
+    out += fmt::format("{:<36} {:<28} {:>7} {:>9.1f} {:>9}  end of run, {:.2f} trials/s{}\n", c.run,
                        c.workload_key, c.trials, c.best_gflops, secs(c.seconds),
-                       c.seconds > 0 ? c.trials / c.seconds : 0.0);
+                       c.seconds > 0 ? c.trials / c.seconds : 0.0,
+                       c.repeats > 0 ? fmt::format("; best confirmed by {} more timings", c.repeats)
+                                     : std::string());
   }
   return out;
 }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -108,40 +109,66 @@ static TargetMatch match_of(const codegen::Target& have, const codegen::Target& 
   return TargetMatch::Any;
 }
 
+std::vector<const Record*> config_medians(const std::vector<const Record*>& records) {
+  std::map<std::string, size_t> index;
+  std::vector<std::vector<const Record*>> groups;
+  for (const Record* r : records) {
+    if (!r->result.ok())
+      continue;
+    auto [it, fresh] = index.try_emplace(r->config.key(), groups.size());
+    if (fresh)
+      groups.emplace_back();
+    groups[it->second].push_back(r);
+  }
+  std::vector<const Record*> out;
+  for (std::vector<const Record*>& g : groups) {
+    std::stable_sort(g.begin(), g.end(), [](const Record* a, const Record* b) {
+      return a->result.median() < b->result.median();
+    });
+    out.push_back(g[(g.size() - 1) / 2]);
+  }
+  return out;
+}
+
+/// The fastest config of some records of one task, judged by config_medians.
+static const Record* fastest_config(const std::vector<const Record*>& records) {
+  const Record* best = nullptr;
+  for (const Record* r : config_medians(records))
+    if (!best || r->result.median() < best->result.median())
+      best = r;
+  return best;
+}
+
 const Record* history_best(const std::vector<Record>& records, const std::string& workload_key,
                            const codegen::Target& target, TargetMatch* matched) {
-  const Record* best[3] = {nullptr, nullptr, nullptr};
-  for (const Record& r : records) {
-    if (r.task.workload_key != workload_key || !r.result.ok())
-      continue;
-    auto m = static_cast<int>(match_of(r.target, target));
-    if (!best[m] || r.result.median() < best[m]->result.median())
-      best[m] = &r;
-  }
+  std::vector<const Record*> by_match[3];
+  for (const Record& r : records)
+    if (r.task.workload_key == workload_key && r.result.ok())
+      by_match[static_cast<int>(match_of(r.target, target))].push_back(&r);
   for (int m = 0; m < 3; ++m)
-    if (best[m]) {
+    if (const Record* best = fastest_config(by_match[m])) {
       if (matched)
         *matched = static_cast<TargetMatch>(m);
-      return best[m];
+      return best;
     }
   return nullptr;
 }
 
 std::vector<const Record*> best_per_task(const std::vector<Record>& records) {
   std::map<std::pair<std::string, std::string>, size_t> index;
-  std::vector<const Record*> best;
+  std::vector<std::vector<const Record*>> tasks;
   for (const Record& r : records) {
     if (!r.result.ok())
       continue;
     auto key = std::make_pair(r.task.workload_key, r.target.triple + "/" + r.target.cpu);
-    auto it = index.find(key);
-    if (it == index.end()) {
-      index[key] = best.size();
-      best.push_back(&r);
-    } else if (r.result.median() < best[it->second]->result.median()) {
-      best[it->second] = &r;
-    }
+    auto [it, fresh] = index.try_emplace(key, tasks.size());
+    if (fresh)
+      tasks.emplace_back();
+    tasks[it->second].push_back(&r);
   }
+  std::vector<const Record*> best;
+  for (const std::vector<const Record*>& t : tasks)
+    best.push_back(fastest_config(t));
   return best;
 }
 

@@ -3,6 +3,7 @@
 #include "sections.h"
 
 #include "kiln/measure/replay.h"
+#include "kiln/measure/tuning_log.h"
 #include "kiln/schedule/lower.h"
 #include "kiln/schedule/state.h"
 
@@ -42,13 +43,14 @@ std::string identity(const measure::Config& c) {
   return s;
 }
 
-/// The best `n` valid records with distinct configs, fastest first.
+/// The best `n` valid records with distinct configs, fastest first; a
+/// config timed more than once by the median of its timings, as `kiln best`
+/// judges it (measure::config_medians).
 std::vector<const measure::Record*> top(const TaskView& task, std::size_t n) {
   // GFLOPS once per record: Record::gflops() takes a median.
   std::vector<std::pair<double, const measure::Record*>> valid;
-  for (const measure::Record* r : task.records)
-    if (r->result.ok())
-      valid.emplace_back(r->gflops(), r);
+  for (const measure::Record* r : measure::config_medians(task.records))
+    valid.emplace_back(r->gflops(), r);
   std::stable_sort(valid.begin(), valid.end(),
                    [](const auto& a, const auto& b) { return a.first > b.first; });
   std::vector<const measure::Record*> out;

@@ -42,8 +42,13 @@ std::string summary(const TuneResult& result, const std::string& op_file,
     return out;
   }
   const measure::Record& b = *result.best;
-  out += fmt::format("best: {:.2f} GFLOPS, {:.4f} ms (trial {})\n", b.gflops(),
-                     b.result.median() * 1e3, b.trial);
+  if (result.confirmations > 0)
+    out += fmt::format("confirmed: the best configs timed again, {} timings in {:.1f} s; the best "
+                       "logged was {:.2f} GFLOPS on one timing\n",
+                       result.confirmations, result.confirm_seconds, result.first_best_gflops);
+  out += fmt::format("best: {:.2f} GFLOPS, {:.4f} ms (trial {}{})\n", b.gflops(),
+                     b.result.median() * 1e3, b.trial,
+                     result.confirmations > 0 ? ", the median of its timings" : "");
   if (result.naive && result.naive->result.ok())
     out += fmt::format("naive schedule: {:.2f} GFLOPS; speedup {:.1f}x\n", result.naive->gflops(),
                        result.naive->result.median() / b.result.median());

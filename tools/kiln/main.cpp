@@ -299,6 +299,13 @@ static void add_tune_flags(CLI::App* cmd, TuneFlags& f) {
       ->capture_default_str();
   cmd->add_option("--verify-top", o.verify_top, "offline: measure the K best picks")
       ->capture_default_str();
+  cmd->add_option("--confirm-top", o.confirm_top,
+                  "online, hybrid: time the K best configs again at the end and judge each by "
+                  "the median of its timings (0: off)")
+      ->capture_default_str();
+  cmd->add_option("--confirm-timings", o.confirm_timings,
+                  "how many more times each of those is timed")
+      ->capture_default_str();
   cmd->add_option("--measure-fraction", o.measure_fraction,
                   "hybrid: share of --time-budget spent measuring")
       ->capture_default_str();
@@ -687,7 +694,7 @@ static int compare_command(CLI::App* cmd, const OpOptions& op, TuneFlags& flags)
   for (const Row& r : rows) {
     double g = r.result.best ? r.result.best->gflops() : 0;
     fmt::print("{:<8} {:>9.2f} {:>9.2f} {:>10.1f} {:>13} {:>10}\n", r.mode, g,
-               best > 0 ? g / best : 0, r.result.seconds, r.result.trials,
+               best > 0 ? g / best : 0, r.result.seconds, r.result.trials + r.result.confirmations,
                r.accuracy >= 0 ? fmt::format("{:.2f}", r.accuracy) : std::string("-"));
   }
   writer->reset();

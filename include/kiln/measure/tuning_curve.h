@@ -23,9 +23,12 @@ struct CurvePoint {
 struct TuningCurve {
   std::string run;          ///< the run label of its records
   std::string workload_key; ///< the task
-  std::int64_t trials = 0;  ///< the run's trials in all
+  std::int64_t trials = 0;  ///< the run's trials in all (a config's first timing each)
   double seconds = -1;      ///< its tuning time (-1: unknown)
-  double best_gflops = 0;   ///< over the whole run
+  /// Over the whole run; a config timed again (confirmation timings) by the
+  /// median of its timings, as measure::history_best judges it.
+  double best_gflops = 0;
+  std::int64_t repeats = 0; ///< timings of configs timed before in the run
   std::vector<CurvePoint> points;
 };
 

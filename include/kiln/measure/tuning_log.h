@@ -52,15 +52,24 @@ private:
 /// How closely a record's target matches the machine asking.
 enum class TargetMatch : std::uint8_t { Exact, SameFamily, Any };
 
-/// The best valid record (lowest median time) of a task for a target.
+/// One record per config, of the valid ones given (of one task): for each
+/// config, the record whose median time is the median of all its records'
+/// medians (the faster middle one of an even count), in order of the
+/// configs' first records. A config timed more than once (the tuner's
+/// confirmation timings, a run resumed after it) is so judged by all its
+/// timings, not by its luckiest one.
+std::vector<const Record*> config_medians(const std::vector<const Record*>& records);
+
+/// The best valid config of a task for a target, judged by config_medians
+/// (for a config timed once: its record, the lowest median time wins).
 /// Fallback when the exact target (same triple and CPU) has none: the same
 /// ISA family (same architecture and vector width), then any target. Returns
 /// nullptr when the task has no valid record at all.
 const Record* history_best(const std::vector<Record>& records, const std::string& workload_key,
                            const codegen::Target& target, TargetMatch* matched = nullptr);
 
-/// The best valid record of every (task, target) in the records, in order of
-/// first appearance.
+/// The best valid config of every (task, target) in the records, judged by
+/// config_medians, in order of first appearance.
 std::vector<const Record*> best_per_task(const std::vector<Record>& records);
 
 } // namespace kiln::measure

@@ -39,7 +39,13 @@ struct TuneOptions {
   int offline_rounds = 8;        ///< offline / hybrid: prediction rounds of the strategy
   double measure_fraction = 0.5; ///< hybrid: share of the time budget spent measuring
   bool measure_naive = true;     ///< online: trial 0 is the naive schedule (the baseline)
-  std::string run;               ///< label in records; default "<mode>/<strategy>/seed=<seed>"
+  /// Online and hybrid: after the last round, the `confirm_top` best configs
+  /// are timed `confirm_timings` more times each, in turn, and the best is
+  /// the config with the best median over all its timings (0: off). Extra
+  /// measurements, outside the trial budget.
+  int confirm_top = 4;
+  int confirm_timings = 4;
+  std::string run; ///< label in records; default "<mode>/<strategy>/seed=<seed>"
 };
 
 /// What one round did (also a line of the log).
@@ -51,6 +57,11 @@ struct TuneResult {
   std::vector<RoundStats> rounds;
   std::vector<measure::Record> records; ///< this run's
   std::int64_t trials = 0;
+  std::int64_t confirmations = 0; ///< timings of the best configs again, after the trials
+  double confirm_seconds = 0;
+  /// The best config's GFLOPS as first logged, before its confirmation
+  /// timings (0 when there were none).
+  double first_best_gflops = 0;
   std::int64_t errors = 0;
   std::int64_t predictions = 0;
   double seconds = 0;
@@ -91,6 +102,7 @@ private:
   void learn(const measure::Record& r, const std::optional<Point>& point);
   void retrain();
   bool out_of_time(double spent) const;
+  void confirm_best(TuneResult& result);
   Expected<TuneResult> run_online(const std::function<void(const RoundStats&)>& progress);
   Expected<TuneResult> run_offline();
   Expected<TuneResult> run_hybrid(const std::function<void(const RoundStats&)>& progress);
@@ -106,6 +118,7 @@ private:
   std::vector<std::pair<model::ProgramFeatures, double>>
       training_;                                     ///< features, seconds (0: error)
   std::unordered_set<std::string> measured_configs_; ///< Config::key()
+  std::vector<measure::Record> valid_; ///< every valid record of the task, repeats included
   std::optional<measure::Record> best_;
   std::optional<measure::Record> naive_;
   std::int64_t next_trial_ = 0;

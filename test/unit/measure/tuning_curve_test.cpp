@@ -18,6 +18,7 @@ Record trial_record(const ir::ComputeDAG& dag, const std::string& run, std::int6
   r.run = run;
   r.task = TaskInfo::from_dag(dag, "ops/matmul.kop");
   r.trial = trial;
+  r.config.steps = {schedule::SplitStep{"C", "i", {trial + 1}}}; // one config per trial
   r.timestamp = timestamp;
   r.result.costs = {seconds};
   if (seconds < 1e-5)
@@ -75,4 +76,32 @@ TEST_CASE("without round lines the curve's seconds come from timestamps", "[meas
   REQUIRE(curves[0].points[0].seconds == Approx(5));
   REQUIRE(curves[1].run == "b");
   REQUIRE(curves[1].points[0].reached == 1);
+}
+
+TEST_CASE("timings of a config again count in its judgement, not as trials", "[measure][curve]") {
+  // Four trials, then the tuner's confirmation: trial 1 (logged at 1 ms, a
+  // lucky timing) and trial 3 (2 ms) timed twice more each, in turn.
+  ir::ComputeDAG dag = test::matmul_dag(8, 8, 8);
+  double flops = dag.flop_count();
+  LoadedLog log;
+  double times[] = {4e-3, 1e-3, 3e-3, 2e-3};
+  for (int i = 0; i < 4; ++i)
+    log.records.push_back(trial_record(dag, "a", i, times[i], 10.0 + i));
+  std::int64_t next = 4;
+  for (int repeat = 0; repeat < 2; ++repeat)
+    for (auto [trial, seconds] : {std::pair{1, 5e-3}, std::pair{3, 2.1e-3}}) {
+      Record again = trial_record(dag, "a", next, seconds, 20.0 + static_cast<double>(next));
+      ++next;
+      again.config = log.records[static_cast<size_t>(trial)].config;
+      log.records.push_back(again);
+    }
+  auto curves = tuning_curves(log, {2, 4});
+  REQUIRE(curves.size() == 1);
+  const TuningCurve& c = curves[0];
+  CHECK(c.trials == 4);
+  CHECK(c.repeats == 4);
+  CHECK(c.points[1].best_gflops == Approx(flops / 1e-3 / 1e9)); // the curve: first timings
+  // The end: trial 1's median is 5 ms, trial 3's 2.1 ms.
+  CHECK(c.best_gflops == Approx(flops / 2.1e-3 / 1e9));
+  CHECK_THAT(curve_table(curves), Catch::Contains("best confirmed by 4 more timings"));
 }

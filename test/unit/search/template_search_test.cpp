@@ -70,6 +70,7 @@ struct Fixture {
     o.strategy_options.generations = 2;
     o.strategy_options.sa_chains = 8;
     o.strategy_options.sa_steps = 20;
+    o.confirm_top = 0; // every record a trial, in the strategy's order (tuner_test covers it)
     Tuner t(task, space, measurer, model, o);
     auto r = t.run();
     REQUIRE(r.ok());
