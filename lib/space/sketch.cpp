@@ -350,6 +350,8 @@ std::vector<Step> Sketch::steps(const SketchConfig& config) const {
         w.pragma(p.stage, unroll);
       continue;
     }
+    if (p.kind == PlanKind::Root && !p.inside.empty())
+      continue; // its steps follow its tiled stage's
     if (p.kind == PlanKind::Root) {
       // Every axis but the last fused and parallel (one task per row, and
       // on one core the loop simply runs), the last maybe vectorized.
@@ -473,6 +475,12 @@ std::vector<Step> Sketch::steps(const SketchConfig& config) const {
     if (w.factors(p.stage, vector_axis)[3] > 1)
       w.annotate(t, levels[4].back(), Annotation::Vectorize);
     w.pragma(t, unroll);
+    for (const StagePlan& q : plans_)
+      if (q.kind == PlanKind::Root && q.inside == t) {
+        out.push_back(schedule::ComputeAtStep{q.stage, t, inner_order.front()});
+        if (q.root_vectorize)
+          w.annotate(q.stage, q.root_axes.back(), Annotation::Vectorize);
+      }
     if (!pack_at.empty()) {
       out.push_back(schedule::CacheReadStep{p.pack, t});
       out.push_back(schedule::ComputeAtStep{p.pack + ".cache", t, pack_at});
@@ -540,14 +548,21 @@ SketchSpace::SketchSpace(const ir::ComputeDAG& dag, const SpaceParams& params)
       continue;
     if (an.inlined(s.name)) {
       // A weight-vectorized stage broadcasts the data it reads: inlined, a
-      // padding select would run once per broadcast, so it stays a stage.
+      // padding select would run once per broadcast, so it stays a stage,
+      // computed inside each tile.
       std::vector<int> readers = dag.consumers(static_cast<int>(i));
       for (Draft& d : drafts) {
-        bool broadcast = std::any_of(d.plans.begin(), d.plans.end(), [&](const StagePlan& q) {
+        auto broadcast = std::find_if(d.plans.begin(), d.plans.end(), [&](const StagePlan& q) {
           return !q.weights.empty() && std::find(readers.begin(), readers.end(),
                                                  dag.find_stage(q.stage)) != readers.end();
         });
-        d.plans.push_back(broadcast ? root_plan(s, true) : plan_of(PlanKind::Inline, s.name));
+        if (broadcast == d.plans.end()) {
+          d.plans.push_back(plan_of(PlanKind::Inline, s.name));
+          continue;
+        }
+        StagePlan data = root_plan(s, true);
+        data.inside = broadcast->tiled;
+        d.plans.push_back(data);
       }
       continue;
     }

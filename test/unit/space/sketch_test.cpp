@@ -71,13 +71,16 @@ TEST_CASE("conv2d gets a sketch vectorized over its output channels; matmul and 
   const Sketch& sk = conv.sketches()[3];
   REQUIRE(sk.name() ==
           "conv tiled in conv.local at level 1, vectorized over k, kernel copied with k innermost");
-  // The kernel copy and the padding are root stages without decisions; the
-  // padding is not inlined (a select per broadcast element).
+  // The kernel copy and the padding are stages without decisions; the
+  // padding is not inlined (a select per broadcast element) but computed
+  // inside each tile of conv.local.
   std::map<std::string, PlanKind> kinds;
   for (const StagePlan& p : sk.plans())
     kinds[p.stage] = p.kind;
   CHECK(kinds.at("kernel.cache") == PlanKind::Root);
   CHECK(kinds.at("padded") == PlanKind::Root);
+  for (const StagePlan& p : sk.plans())
+    CHECK(p.inside == (p.stage == "padded" ? "conv.local" : ""));
   CHECK(kinds.at("conv") == PlanKind::MultiLevel);
   for (const TileAxis& a : sk.axes())
     CHECK(a.stage == "conv");
@@ -95,7 +98,10 @@ TEST_CASE("conv2d gets a sketch vectorized over its output channels; matmul and 
                  Catch::Contains(R"({"iter":"k.2","stage":"conv.local","step":"vectorize"})"));
     CHECK_THAT(steps,
                Catch::Contains(R"({"reader":"conv.local","stage":"kernel","step":"cache_read"})"));
-    CHECK_THAT(steps, Catch::Contains(R"("stage":"padded","step":"parallel")"));
+    CHECK_THAT(steps,
+               Catch::Contains(
+                   R"({"iter":"n.0","stage":"padded","step":"compute_at","target":"conv.local"})"));
+    CHECK_THAT(steps, Catch::Contains(R"({"iter":"w","stage":"padded","step":"vectorize"})"));
     REQUIRE(conv.state(c).ok());
   }
   // matmul's B is packed instead; depthwise's data is read along c too, so
