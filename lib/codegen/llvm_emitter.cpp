@@ -725,7 +725,7 @@ private:
     for (size_t d = indices.size(); d-- > 0;) {
       auto form = ir::linearize_with_atoms(indices[d]);
       if (!form || form->atoms_use(vector_->var))
-        affine = affine && !uses_var(indices[d], vector_->var);
+        affine = affine && !ir::uses_var(indices[d], vector_->var);
       else
         stride += form->linear.coeff(vector_->var) * row;
       row *= buf.buffer.shape[d];
@@ -754,19 +754,6 @@ private:
     for (unsigned i = 0; i < vector_->lanes; ++i)
       steps.push_back(b_.getInt64(static_cast<std::int64_t>(i) * stride));
     return {AccessKind::Strided, gep(elem, first, llvm::ConstantVector::get(steps))};
-  }
-
-  static bool uses_var(const Expr& e, const std::string& var) {
-    class Uses : public ir::ExprVisitor {
-    public:
-      explicit Uses(const std::string& v) : name(v) {}
-      const std::string& name;
-      bool found = false;
-      using ExprVisitor::visit;
-      void visit(const ir::Var* v) override { found |= v->name == name; }
-    } u(var);
-    u.visit(e);
-    return u.found;
   }
 
   llvm::Value* emit_load(const ir::Load* l) {

@@ -152,6 +152,19 @@ private:
 };
 } // namespace
 
+bool uses_var(const Expr& e, const std::string& var) {
+  class Uses : public ExprVisitor {
+  public:
+    explicit Uses(const std::string& v) : name(v) {}
+    const std::string& name;
+    bool found = false;
+    using ExprVisitor::visit;
+    void visit(const Var* v) override { found |= v->name == name; }
+  } u(var);
+  u.visit(e);
+  return u.found;
+}
+
 Expr substitute(const Expr& e, const std::vector<std::pair<std::string, Expr>>& replacements) {
   if (replacements.empty())
     return e;

@@ -203,24 +203,13 @@ private:
   std::vector<Expr> atoms_;
 };
 
-class UsesVar : public ExprVisitor {
-public:
-  explicit UsesVar(const std::string& v) : name(v) {}
-  const std::string& name;
-  bool found = false;
-  using ExprVisitor::visit;
-  void visit(const Var* v) override { found |= v->name == name; }
-};
-
 } // namespace
 
 bool AtomicForm::atoms_use(const std::string& var) const {
   for (const auto& [k, atom] : atoms) {
     if (!linear.coeffs.count(k))
       continue;
-    UsesVar u(var);
-    u.visit(atom);
-    if (u.found)
+    if (uses_var(atom, var))
       return true;
   }
   return false;

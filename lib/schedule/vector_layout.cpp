@@ -25,26 +25,6 @@ namespace {
 
 using ir::Expr;
 
-/// Whether an expression reads variable `var`.
-class UsesVar : public ir::ExprVisitor {
-public:
-  explicit UsesVar(const std::string& var) : var_(var) {}
-  using ExprVisitor::visit;
-  bool found = false;
-
-protected:
-  void visit(const ir::Var* v) override { found = found || v->name == var_; }
-
-private:
-  const std::string& var_;
-};
-
-bool uses_var(const Expr& e, const std::string& var) {
-  UsesVar v(var);
-  v.visit(e);
-  return v.found;
-}
-
 /// How often each dimension of each allocated buffer is the one a vector
 /// loop walks, weighted by how many times the access runs.
 class VectorDimCounter : public ir::ExprVisitor {
@@ -115,7 +95,7 @@ private:
     const std::string& var = vector_vars_.back();
     std::optional<size_t> walked;
     for (size_t d = 0; d < indices.size(); ++d) {
-      if (!uses_var(indices[d], var))
+      if (!ir::uses_var(indices[d], var))
         continue;
       if (walked)
         return;

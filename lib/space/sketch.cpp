@@ -37,6 +37,26 @@ public:
   }
 };
 
+/// A load of a reduction and the variables its indices use.
+struct LoadUse {
+  const ir::Load* load;
+  std::set<std::string> vars;
+};
+
+/// The loads in the body of `reduce`, each with the variables of its indices.
+std::vector<LoadUse> reduction_loads(const ir::Reduce& reduce) {
+  Uses u;
+  u.visit(reduce.body);
+  std::vector<LoadUse> out;
+  for (const ir::Load* l : u.loads) {
+    Uses idx;
+    for (const ir::Expr& e : l->indices)
+      idx.visit(e);
+    out.push_back({l, std::move(idx.vars)});
+  }
+  return out;
+}
+
 /// The DAG seen through the always-inline rule: effective bodies and
 /// consumers with inlined stages substituted.
 class Analysis {
@@ -85,16 +105,10 @@ public:
     const ir::Reduce* r = s.reduction();
     if (!r)
       return false;
-    Uses u;
-    u.visit(r->body);
-    for (const ir::Load* l : u.loads) {
-      Uses idx;
-      for (const ir::Expr& e : l->indices)
-        idx.visit(e);
+    for (const LoadUse& l : reduction_loads(*r))
       for (const ir::IterVar& a : s.axes)
-        if (a.extent > 1 && !idx.vars.count(a.name))
+        if (a.extent > 1 && !l.vars.count(a.name))
           return true;
-    }
     return false;
   }
 
@@ -108,25 +122,20 @@ public:
     const ir::Reduce* r = s.reduction();
     if (!r || s.axes.size() < 2)
       return {};
-    Uses u;
-    u.visit(r->body);
-    for (const ir::Load* l : u.loads) {
-      int producer = dag_.find_stage(l->tensor);
+    for (const LoadUse& l : reduction_loads(*r)) {
+      int producer = dag_.find_stage(l.load->tensor);
       if (producer < 0 || !dag_.stage(producer).is_placeholder())
         continue;
-      Uses idx;
-      for (const ir::Expr& e : l->indices)
-        idx.visit(e);
       bool skips = std::any_of(s.axes.begin(), s.axes.end(), [&](const ir::IterVar& a) {
-        return a.extent > 1 && !idx.vars.count(a.name);
+        return a.extent > 1 && !l.vars.count(a.name);
       });
-      if (!skips || !idx.vars.count(s.axes.back().name))
+      if (!skips || !l.vars.count(s.axes.back().name))
         continue;
       std::vector<std::string> used;
       for (const ir::IterVar& a : s.axes)
-        if (idx.vars.count(a.name))
+        if (l.vars.count(a.name))
           used.push_back(a.name);
-      return {l->tensor, used};
+      return {l.load->tensor, used};
     }
     return {};
   }
@@ -141,27 +150,19 @@ public:
     const ir::Reduce* r = s.reduction();
     if (!r || s.axes.size() < 2)
       return {};
-    Uses u;
-    u.visit(r->body);
-    std::vector<std::set<std::string>> uses;
-    for (const ir::Load* l : u.loads) {
-      Uses idx;
-      for (const ir::Expr& e : l->indices)
-        idx.visit(e);
-      uses.push_back(idx.vars);
-    }
-    for (size_t i = 0; i < u.loads.size(); ++i) {
-      int producer = dag_.find_stage(u.loads[i]->tensor);
+    std::vector<LoadUse> loads = reduction_loads(*r);
+    for (size_t i = 0; i < loads.size(); ++i) {
+      int producer = dag_.find_stage(loads[i].load->tensor);
       if (producer < 0 || !dag_.stage(producer).is_placeholder() ||
-          uses[i].count(s.axes.back().name))
+          loads[i].vars.count(s.axes.back().name))
         continue;
       for (size_t a = s.axes.size() - 1; a-- > 0;) {
         const std::string& axis = s.axes[a].name;
         bool alone = true;
-        for (size_t j = 0; j < uses.size(); ++j)
-          alone = alone && (j == i || !uses[j].count(axis));
-        if (s.axes[a].extent > 1 && uses[i].count(axis) && alone)
-          return {u.loads[i]->tensor, axis};
+        for (size_t j = 0; j < loads.size(); ++j)
+          alone = alone && (j == i || !loads[j].vars.count(axis));
+        if (s.axes[a].extent > 1 && loads[i].vars.count(axis) && alone)
+          return {loads[i].load->tensor, axis};
       }
     }
     return {};

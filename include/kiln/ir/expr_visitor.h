@@ -32,6 +32,9 @@ protected:
 #undef KILN_MUTATE
 };
 
+/// Whether an expression reads variable `var`.
+bool uses_var(const Expr& e, const std::string& var);
+
 /// Replaces variables by name.
 Expr substitute(const Expr& e, const std::vector<std::pair<std::string, Expr>>& replacements);
 
