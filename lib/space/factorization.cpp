@@ -1,5 +1,6 @@
 #include "kiln/space/factorization.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -8,10 +9,10 @@
 namespace kiln::space {
 
 static void enumerate(std::int64_t rest, int parts, std::int64_t max_innermost,
-                      std::vector<std::int64_t>& prefix,
+                      std::int64_t innermost_multiple, std::vector<std::int64_t>& prefix,
                       std::vector<std::vector<std::int64_t>>& out) {
   if (parts == 1) {
-    if (rest <= max_innermost || prefix.empty()) {
+    if ((rest <= max_innermost || prefix.empty()) && rest % innermost_multiple == 0) {
       prefix.push_back(rest);
       out.push_back(prefix);
       prefix.pop_back();
@@ -22,23 +23,25 @@ static void enumerate(std::int64_t rest, int parts, std::int64_t max_innermost,
     if (rest % f != 0)
       continue;
     prefix.push_back(f);
-    enumerate(rest / f, parts - 1, max_innermost, prefix, out);
+    enumerate(rest / f, parts - 1, max_innermost, innermost_multiple, prefix, out);
     prefix.pop_back();
   }
 }
 
 const std::vector<std::vector<std::int64_t>>& factorizations(std::int64_t extent, int parts,
-                                                             std::int64_t max_innermost) {
-  using Key = std::tuple<std::int64_t, int, std::int64_t>;
+                                                             std::int64_t max_innermost,
+                                                             std::int64_t innermost_multiple) {
+  using Key = std::tuple<std::int64_t, int, std::int64_t, std::int64_t>;
   static std::mutex mutex;
   static std::map<Key, std::unique_ptr<std::vector<std::vector<std::int64_t>>>> cache;
   std::lock_guard<std::mutex> lock(mutex);
-  auto& slot = cache[{extent, parts, max_innermost}];
+  auto& slot = cache[{extent, parts, max_innermost, std::max<std::int64_t>(innermost_multiple, 1)}];
   if (!slot) {
     slot = std::make_unique<std::vector<std::vector<std::int64_t>>>();
     std::vector<std::int64_t> prefix;
-    enumerate(extent, parts, max_innermost, prefix, *slot);
-    if (slot->empty()) { // only when every factorization's innermost is too long
+    enumerate(extent, parts, max_innermost, std::max<std::int64_t>(innermost_multiple, 1), prefix,
+              *slot);
+    if (slot->empty()) { // no innermost factor short enough, or a multiple
       std::vector<std::int64_t> whole(parts, 1);
       whole[0] = extent;
       slot->push_back(whole);

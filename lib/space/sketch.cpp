@@ -657,7 +657,10 @@ SketchSpace::SketchSpace(const ir::ComputeDAG& dag, const SpaceParams& params)
                                      ? std::min<std::int64_t>(params.max_innermost_factor,
                                                               std::max(params.vector_lanes, 1) * 4)
                                      : params.max_innermost_factor;
-        axes.push_back({p.stage, st.axes[a].name, st.axes[a].extent, parts, false, max_inner});
+        std::int64_t lanes = std::max(params.vector_lanes, 1);
+        bool whole_vectors = vectorized && st.axes[a].extent % lanes == 0 && lanes <= max_inner;
+        axes.push_back({p.stage, st.axes[a].name, st.axes[a].extent, parts, false, max_inner,
+                        whole_vectors ? lanes : 1});
       }
       if (const ir::Reduce* r = st.reduction()) {
         std::int64_t max_inner =
@@ -686,7 +689,7 @@ SketchConfig SketchSpace::sample(int sketch, std::mt19937_64& rng) const {
   c.sketch = sketch;
   const Sketch& sk = sketches_.at(sketch);
   for (const TileAxis& a : sk.axes()) {
-    const auto& options = factorizations(a.extent, a.parts, a.max_innermost);
+    const auto& options = factorizations(a.extent, a.parts, a.max_innermost, a.innermost_multiple);
     c.tiles.push_back(options[std::uniform_int_distribution<size_t>(0, options.size() - 1)(rng)]);
   }
   for (size_t p = 0; p < sk.plans().size(); ++p) {
@@ -707,10 +710,14 @@ SketchConfig SketchSpace::mutate(const SketchConfig& config, std::mt19937_64& rn
   const Sketch& sk = sketches_[c.sketch];
   std::uniform_real_distribution<double> coin(0, 1);
   double pick = coin(rng);
-  // Tile sizes: move a divisor of one level's factor to another level.
-  // Any divisor, as Ansor's MutateTileSize does, not only the smallest
-  // prime: a packed panel's k block goes from 16 to 256 in one step, not in
-  // four that the model must each score well.
+  // Tile sizes: two levels of one tile share their product anew, any other
+  // factor pair with the same product. Ansor's MutateTileSize moves a
+  // divisor of one level to the other, which this includes; exchanging
+  // factors as well lets one step turn x 8 into 14 of a 56-long axis (a
+  // 7 in, a 4 out), where two moves pass through 56 (112 accumulators, a
+  // spilling tile the model rightly scores low) and the search would stay on
+  // the 16-accumulator tile it had. Any divisor, not only the smallest prime:
+  // a packed panel's k block goes from 16 to 256 in one step.
   if (pick < 0.9 && !c.tiles.empty()) {
     for (int attempt = 0; attempt < 8; ++attempt) {
       size_t t = std::uniform_int_distribution<size_t>(0, c.tiles.size() - 1)(rng);
@@ -718,19 +725,33 @@ SketchConfig SketchSpace::mutate(const SketchConfig& config, std::mt19937_64& rn
       const TileAxis& axis = sk.axes()[t];
       if (f.size() < 2 || axis.extent <= 1)
         continue;
-      size_t from = std::uniform_int_distribution<size_t>(0, f.size() - 1)(rng);
-      size_t to = std::uniform_int_distribution<size_t>(0, f.size() - 2)(rng);
-      if (to >= from)
-        ++to;
-      std::vector<std::int64_t> divisors;
-      for (std::int64_t d = 2; d <= f[from]; ++d)
-        if (f[from] % d == 0 && (to + 1 < f.size() || f[to] * d <= axis.max_innermost))
-          divisors.push_back(d);
-      if (divisors.empty())
+      size_t a = std::uniform_int_distribution<size_t>(0, f.size() - 1)(rng);
+      size_t b = std::uniform_int_distribution<size_t>(0, f.size() - 2)(rng);
+      if (b >= a)
+        ++b;
+      // The innermost factor stays within its bounds (a whole number of
+      // vectors unless it already was not: a config from an older log).
+      bool whole = f.back() % axis.innermost_multiple == 0;
+      auto fits = [&](size_t level, std::int64_t factor) {
+        return level + 1 < f.size() ||
+               (factor <= axis.max_innermost && (!whole || factor % axis.innermost_multiple == 0));
+      };
+      const std::int64_t product = f[a] * f[b];
+      std::vector<std::int64_t> choices; // the new factor of level a
+      auto consider = [&](std::int64_t x) {
+        if (x != f[a] && fits(a, x) && fits(b, product / x))
+          choices.push_back(x);
+      };
+      for (std::int64_t x = 1; x * x <= product; ++x)
+        if (product % x == 0) {
+          consider(x);
+          if (x * x != product)
+            consider(product / x);
+        }
+      if (choices.empty())
         continue;
-      std::int64_t d = divisors[std::uniform_int_distribution<size_t>(0, divisors.size() - 1)(rng)];
-      f[from] /= d;
-      f[to] *= d;
+      f[a] = choices[std::uniform_int_distribution<size_t>(0, choices.size() - 1)(rng)];
+      f[b] = product / f[a];
       return c;
     }
   }

@@ -114,6 +114,14 @@ struct TileAxis {
   int parts = 0;
   bool reduce = false;
   std::int64_t max_innermost = 64;
+  /// The innermost factor is a multiple of this: the vector lanes for the
+  /// vectorized axis when its extent is a whole number of vectors, 1
+  /// otherwise. A vector loop shorter than the register (k 8 of a 16-lane
+  /// zmm) wastes lanes on every instruction of the register tile, and
+  /// uniform draws give such tiles 7 times in 8 (64 = 4 factors: 74 of 84).
+  /// Ansor samples them too and leaves them to its model; kiln does not
+  /// spend trials there.
+  std::int64_t innermost_multiple = 1;
 };
 
 /// The open decisions of a sketch, filled.
@@ -171,9 +179,10 @@ public:
   /// A random config of one sketch (the same draws as sample() makes after
   /// choosing the sketch).
   SketchConfig sample(int sketch, std::mt19937_64& rng) const;
-  /// One random change (Ansor's mutations): move a divisor of one level's
-  /// factor to another level of a tile (90%), redraw an unroll step, or
-  /// change the parallel granularity.
+  /// One random change (Ansor's mutations, the first widened): two levels
+  /// of a tile share their product as another factor pair (90%; a divisor
+  /// moved from one to the other, or factors exchanged), redraw an unroll
+  /// step, or change the parallel granularity.
   SketchConfig mutate(const SketchConfig& config, std::mt19937_64& rng) const;
   /// Takes each decision group (a tile axis, a plan's annotations) from one
   /// parent or the other; both parents must share a sketch.

@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <map>
 #include <numeric>
 #include <set>
 
@@ -27,6 +28,18 @@ TEST_CASE("factorizations are exact, ordered and respect the innermost limit",
   REQUIRE(f.size() == 18 - 2 - 1);                // innermost 6: 2 ways; innermost 12: 1 way
   REQUIRE(&factorizations(12, 3, 4) == &f);       // cached
   REQUIRE(factorizations(97, 2, 64).size() == 1); // a prime: only 97 x 1
+}
+
+TEST_CASE("factorizations can keep the innermost factor a whole number of vectors",
+          "[space][factorization]") {
+  // 64 = 2^6 in 4 ordered factors: 84 ways; innermost 16, 32 or 64 in 10.
+  REQUIRE(factorizations(64, 4, 64).size() == 84);
+  const auto& whole = factorizations(64, 4, 64, 16);
+  REQUIRE(whole.size() == 6 + 3 + 1);
+  for (const auto& v : whole)
+    CHECK(v.back() % 16 == 0);
+  // None qualifies (56 is 3.5 vectors): the one-loop tiling, as for a limit.
+  REQUIRE(factorizations(56, 4, 64, 16) == std::vector<std::vector<std::int64_t>>{{56, 1, 1, 1}});
 }
 
 TEST_CASE("matmul has four sketches; dense+bias+relu fuses into its consumer", "[space][sketch]") {
@@ -288,6 +301,65 @@ TEST_CASE("one mutation moves any divisor of a tile factor, as Ansor's does", "[
   }
   for (std::int64_t block : {1, 2, 4, 8, 16, 32, 64, 128, 256, 512})
     CHECK(blocks.count(block) == 1);
+}
+
+TEST_CASE("a vectorized register tile is drawn and mutated as whole vectors", "[space][sample]") {
+  // matmul's j (every sketch) and conv's k (the weight-vectorized sketch)
+  // are whole numbers of 16-lane vectors; conv's x (56, 3.5 vectors) and
+  // the unvectorized axes keep every factorization.
+  auto conv = ir::parse_op_file(std::string(KILN_SOURCE_DIR) + "/ops/conv2d_nchw.kop");
+  REQUIRE(conv.ok());
+  for (const ir::ComputeDAG& dag : {test::matmul_dag(512, 512, 512), *conv}) {
+    SketchSpace sp(dag, SpaceParams{16, 2, 64});
+    std::mt19937_64 rng(11);
+    std::map<std::string, std::set<std::int64_t>> inner; // "sketch axis" -> innermost factors
+    for (int i = 0; i < 400; ++i) {
+      SketchConfig c = sp.sample(rng);
+      for (int m = 0; m < 5; ++m, c = sp.mutate(c, rng)) {
+        const Sketch& sk = sp.sketches()[c.sketch];
+        for (size_t t = 0; t < c.tiles.size(); ++t) {
+          const TileAxis& a = sk.axes()[t];
+          if (a.reduce)
+            continue;
+          inner[std::to_string(c.sketch) + " " + a.axis].insert(c.tiles[t].back());
+          CHECK(c.tiles[t].back() % a.innermost_multiple == 0);
+        }
+      }
+    }
+    if (dag.name() == "conv2d_nchw") {
+      CHECK(inner["3 k"] == std::set<std::int64_t>{16, 32, 64});
+      CHECK(inner["0 k"].count(1) == 1); // k is not vectorized there
+      for (const char* s : {"0 x", "1 x", "2 x", "3 x"})
+        for (std::int64_t part_vector : {1, 2, 4, 7, 8, 14, 28})
+          CHECK(inner[s].count(part_vector) == 1);
+    } else {
+      for (const char* s : {"0 j", "1 j", "2 j", "3 j"})
+        CHECK(inner[s] == std::set<std::int64_t>{16, 32, 64});
+      CHECK(inner["0 i"].count(1) == 1);
+    }
+  }
+}
+
+TEST_CASE("a mutation exchanges factors between levels in one step", "[space][sample]") {
+  // x 8 to x 14 (56 = 7 x 8): a 7 in, a 4 out. Moves alone would pass
+  // through x 56 (a spilling register tile), which the search avoids.
+  auto dag = ir::parse_op_file(std::string(KILN_SOURCE_DIR) + "/ops/conv2d_nchw.kop");
+  REQUIRE(dag.ok());
+  SketchSpace sp(*dag, SpaceParams{16, 2, 64});
+  const Sketch& sk = sp.sketches()[3];
+  REQUIRE(sk.axes()[3].axis == "x");
+  std::mt19937_64 rng(4);
+  SketchConfig c = sp.sample(3, rng);
+  c.tiles[3] = {1, 7, 1, 8};
+  std::set<std::int64_t> inner_x;
+  for (int i = 0; i < 3000; ++i) {
+    SketchConfig d = sp.mutate(c, rng);
+    REQUIRE(d.tiles[3][0] * d.tiles[3][1] * d.tiles[3][2] * d.tiles[3][3] == 56);
+    inner_x.insert(d.tiles[3].back());
+  }
+  CHECK(inner_x.count(14) == 1);
+  CHECK(inner_x.count(28) == 1);
+  CHECK(inner_x.count(8) == 1); // unchanged when another level pair mutates
 }
 
 TEST_CASE("sampling one sketch gives configs of that sketch only", "[space][sample]") {
