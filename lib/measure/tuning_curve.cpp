@@ -67,8 +67,9 @@ std::vector<TuningCurve> tuning_curves(const LoadedLog& log, const std::vector<s
     c.trials = static_cast<std::int64_t>(recs.size());
     c.repeats = static_cast<std::int64_t>(all.size() - recs.size());
     c.seconds = seconds_at(c.trials, rs, recs);
-    for (const Record* r : config_medians(all))
-      c.best_gflops = std::max(c.best_gflops, r->gflops());
+    std::vector<const Record*> ranked = ranked_configs(all); // as `kiln best` judges
+    if (!ranked.empty())
+      c.best_gflops = ranked.front()->gflops();
     for (std::int64_t n : at) {
       CurvePoint p{n, std::min<std::int64_t>(n, c.trials), 0, -1};
       for (std::int64_t i = 0; i < p.reached; ++i)

@@ -109,7 +109,10 @@ static TargetMatch match_of(const codegen::Target& have, const codegen::Target& 
   return TargetMatch::Any;
 }
 
-std::vector<const Record*> config_medians(const std::vector<const Record*>& records) {
+/// The valid records grouped by config, in order of the configs' first
+/// records, each group sorted fastest first.
+static std::vector<std::vector<const Record*>>
+config_groups(const std::vector<const Record*>& records) {
   std::map<std::string, size_t> index;
   std::vector<std::vector<const Record*>> groups;
   for (const Record* r : records) {
@@ -120,23 +123,43 @@ std::vector<const Record*> config_medians(const std::vector<const Record*>& reco
       groups.emplace_back();
     groups[it->second].push_back(r);
   }
-  std::vector<const Record*> out;
-  for (std::vector<const Record*>& g : groups) {
+  for (std::vector<const Record*>& g : groups)
     std::stable_sort(g.begin(), g.end(), [](const Record* a, const Record* b) {
       return a->result.median() < b->result.median();
     });
-    out.push_back(g[(g.size() - 1) / 2]);
-  }
+  return groups;
+}
+
+static const Record* median_of(const std::vector<const Record*>& group) {
+  return group[(group.size() - 1) / 2];
+}
+
+std::vector<const Record*> config_medians(const std::vector<const Record*>& records) {
+  std::vector<const Record*> out;
+  for (const std::vector<const Record*>& g : config_groups(records))
+    out.push_back(median_of(g));
   return out;
 }
 
-/// The fastest config of some records of one task, judged by config_medians.
+std::vector<const Record*> ranked_configs(const std::vector<const Record*>& records) {
+  std::vector<std::pair<bool, const Record*>> judged; // (timed once, its median record)
+  for (const std::vector<const Record*>& g : config_groups(records))
+    judged.emplace_back(g.size() == 1, median_of(g));
+  std::stable_sort(judged.begin(), judged.end(), [](const auto& a, const auto& b) {
+    if (a.first != b.first)
+      return b.first; // timed more than once first
+    return a.second->result.median() < b.second->result.median();
+  });
+  std::vector<const Record*> out;
+  for (const auto& [once, r] : judged)
+    out.push_back(r);
+  return out;
+}
+
+/// The best config of some records of one task: the first of ranked_configs.
 static const Record* fastest_config(const std::vector<const Record*>& records) {
-  const Record* best = nullptr;
-  for (const Record* r : config_medians(records))
-    if (!best || r->result.median() < best->result.median())
-      best = r;
-  return best;
+  std::vector<const Record*> ranked = ranked_configs(records);
+  return ranked.empty() ? nullptr : ranked.front();
 }
 
 const Record* history_best(const std::vector<Record>& records, const std::string& workload_key,

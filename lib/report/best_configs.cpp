@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace kiln::report {
@@ -43,25 +44,28 @@ std::string identity(const measure::Config& c) {
   return s;
 }
 
-/// The best `n` valid records with distinct configs, fastest first; a
-/// config timed more than once by the median of its timings, as `kiln best`
-/// judges it (measure::config_medians).
+/// The best `n` valid records with distinct configs, in the order `kiln
+/// best` judges them (measure::ranked_configs: configs timed more than once
+/// first, each by the median of its timings).
 std::vector<const measure::Record*> top(const TaskView& task, std::size_t n) {
-  // GFLOPS once per record: Record::gflops() takes a median.
-  std::vector<std::pair<double, const measure::Record*>> valid;
-  for (const measure::Record* r : measure::config_medians(task.records))
-    valid.emplace_back(r->gflops(), r);
-  std::stable_sort(valid.begin(), valid.end(),
-                   [](const auto& a, const auto& b) { return a.first > b.first; });
   std::vector<const measure::Record*> out;
   std::unordered_set<std::string> seen;
-  for (const auto& [gflops, r] : valid) {
+  for (const measure::Record* r : measure::ranked_configs(task.records)) {
     if (out.size() >= n)
       break;
     if (seen.insert(identity(r->config)).second)
       out.push_back(r);
   }
   return out;
+}
+
+/// How many valid timings each config has (confirmed configs: several).
+std::unordered_map<std::string, int> timings_per_config(const TaskView& task) {
+  std::unordered_map<std::string, int> n;
+  for (const measure::Record* r : task.records)
+    if (r->result.ok())
+      ++n[r->config.key()];
+  return n;
 }
 
 std::string loop_nest(const ir::ComputeDAG& dag, const measure::Record& r) {
@@ -88,16 +92,23 @@ Section best_configs_section(const LogView& view, const ReportOptions& options) 
     any = true;
     b += task_heading(view, task);
     double top_gflops = best.front()->gflops();
+    std::unordered_map<std::string, int> timings = timings_per_config(task);
     std::vector<std::vector<std::string>> rows;
     for (std::size_t i = 0; i < best.size(); ++i) {
       const measure::Record& r = *best[i];
       rows.push_back({std::to_string(i + 1), format_number(r.gflops()),
                       fmt::format("{:.1f}%", 100 * r.gflops() / top_gflops),
-                      format_seconds(r.result.median()), escape(r.run), format_count(r.trial),
-                      escape(decisions(r.config))});
+                      format_seconds(r.result.median()), format_count(timings[r.config.key()]),
+                      escape(r.run), format_count(r.trial), escape(decisions(r.config))});
     }
-    b +=
-        table({"#rank", "#GFLOPS", "#of best", "#median time", "run", "#trial", "decisions"}, rows);
+    b += table(
+        {"#rank", "#GFLOPS", "#of best", "#median time", "#timings", "run", "#trial", "decisions"},
+        rows);
+    if (timings[best.front()->config.key()] > 1)
+      b += note("Configs timed more than once (the tuner's confirmation of its best) rank "
+                "first, by the median of their timings: they were timed in turn, in the same "
+                "minutes, while one timing of another config may have caught the machine in a "
+                "faster moment.");
     std::optional<ir::ComputeDAG> dag;
     if (options.loop_nests)
       if (auto d = measure::dag_of(*best.front()))

@@ -151,11 +151,15 @@ void Tuner::confirm_best(TuneResult& result) {
     return;
   Stopwatch clock;
   result.first_best_gflops = best_->gflops();
-  auto ranked = [this] {
-    std::vector<const measure::Record*> valid;
+  auto valid = [this] {
+    std::vector<const measure::Record*> out;
     for (const measure::Record& r : valid_)
-      valid.push_back(&r);
-    std::vector<const measure::Record*> out = measure::config_medians(valid);
+      out.push_back(&r);
+    return out;
+  };
+  // By median alone, to see whether a config timed once now looks best.
+  auto ranked = [&] {
+    std::vector<const measure::Record*> out = measure::config_medians(valid());
     std::stable_sort(out.begin(), out.end(),
                      [](const measure::Record* a, const measure::Record* b) {
                        return a->result.median() < b->result.median();
@@ -164,7 +168,8 @@ void Tuner::confirm_best(TuneResult& result) {
   };
   // Timed again, the confirmed configs lose their luck, and a config timed
   // once may now rank first on a lucky timing of its own: then the next
-  // few are confirmed too, until the best by median is a confirmed one.
+  // few are confirmed too, until the best by median is a confirmed one or
+  // the passes run out. The best confirmed config wins either way.
   std::unordered_set<std::string> confirmed;
   for (int pass = 0; pass < kMaxConfirmPasses; ++pass) {
     std::vector<const measure::Record*> order = ranked();
@@ -195,8 +200,9 @@ void Tuner::confirm_best(TuneResult& result) {
         }
     }
   }
-  // As `kiln best` will judge it from the log.
-  best_ = *ranked().front();
+  // As `kiln best` will judge it from the log: the best confirmed config,
+  // all of them timed in the same minutes (measure::ranked_configs).
+  best_ = *measure::ranked_configs(valid()).front();
   result.confirm_seconds = clock.elapsed_ms() / 1e3;
 }
 

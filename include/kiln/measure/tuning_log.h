@@ -60,16 +60,26 @@ enum class TargetMatch : std::uint8_t { Exact, SameFamily, Any };
 /// timings, not by its luckiest one.
 std::vector<const Record*> config_medians(const std::vector<const Record*>& records);
 
-/// The best valid config of a task for a target, judged by config_medians
-/// (for a config timed once: its record, the lowest median time wins).
+/// config_medians ranked to choose the best: the configs timed more than
+/// once first, then those timed once, each group fastest first. Timings
+/// from different moments do not compare on a machine whose speed drifts
+/// by a quarter within seconds (docs/benchmarks.md, session 8): the
+/// confirmed configs were timed in turn, in the same minutes, so they
+/// compare with each other, and one early timing of another config, likely
+/// in a faster moment, does not outrank them. A log without repeated
+/// configs is ranked by median alone.
+std::vector<const Record*> ranked_configs(const std::vector<const Record*>& records);
+
+/// The best valid config of a task for a target, the first of
+/// ranked_configs.
 /// Fallback when the exact target (same triple and CPU) has none: the same
 /// ISA family (same architecture and vector width), then any target. Returns
 /// nullptr when the task has no valid record at all.
 const Record* history_best(const std::vector<Record>& records, const std::string& workload_key,
                            const codegen::Target& target, TargetMatch* matched = nullptr);
 
-/// The best valid config of every (task, target) in the records, judged by
-/// config_medians, in order of first appearance.
+/// The best valid config of every (task, target) in the records, the first
+/// of ranked_configs, in order of first appearance.
 std::vector<const Record*> best_per_task(const std::vector<Record>& records);
 
 } // namespace kiln::measure

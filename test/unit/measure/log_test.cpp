@@ -153,36 +153,54 @@ TEST_CASE("history best: exact target, then same family, then any", "[measure][l
 }
 
 TEST_CASE("a config timed several times is judged by the median of its timings", "[measure][log]") {
-  // Config A: one lucky timing (1 ms) and two slow ones; config B: 2 ms
-  // once. A's median is 3 ms, so B is the best, by history_best, by
-  // best_per_task, and first among config_medians.
+  // Config A: one lucky timing (1 ms) and two slow ones, median 3 ms;
+  // config B: 2 ms, timed once. By median alone B is faster, and with every
+  // config timed once the median alone decides.
   ir::ComputeDAG dag = test::matmul_dag(8, 8, 8);
   auto timed = [&](double seconds, std::int64_t trial, std::int64_t factor) {
     Record r = make_record(dag, seconds, trial);
     r.config.steps = {schedule::SplitStep{"C", "i", {factor}}};
     return r;
   };
-  std::vector<Record> records = {timed(0.001, 0, 4), timed(0.002, 1, 2), timed(0.003, 2, 4),
-                                 timed(0.0031, 3, 4)};
   codegen::Target zen{"x86_64-pc-linux-gnu", "znver4", "", 512, 2};
-  const Record* best = history_best(records, dag.workload_key(), zen);
-  REQUIRE(best);
-  CHECK(best->trial == 1);
-  REQUIRE(best_per_task(records).size() == 1);
-  CHECK(best_per_task(records).front()->trial == 1);
+  auto pointers = [](const std::vector<Record>& records) {
+    std::vector<const Record*> all;
+    for (const Record& r : records)
+      all.push_back(&r);
+    return all;
+  };
+  std::vector<Record> records = {timed(0.003, 0, 4), timed(0.002, 1, 2)};
+  CHECK(history_best(records, dag.workload_key(), zen)->trial == 1); // timed once each: B
 
-  std::vector<const Record*> all;
-  for (const Record& r : records)
-    all.push_back(&r);
-  std::vector<const Record*> medians = config_medians(all);
+  records = {timed(0.001, 0, 4), timed(0.002, 1, 2), timed(0.003, 2, 4), timed(0.0031, 3, 4)};
+  std::vector<const Record*> medians = config_medians(pointers(records));
   REQUIRE(medians.size() == 2);
   CHECK(medians[0]->trial == 2); // A, represented by its median timing
   CHECK(medians[1]->trial == 1);
 
-  // Timed well again, A wins: its median is now the faster middle timing.
-  records.push_back(timed(0.0012, 4, 4));
-  records.push_back(timed(0.0011, 5, 4));
+  // A was timed three times, in the same minutes (the tuner's confirmation);
+  // B's one timing may have caught the machine in a faster moment. A ranks
+  // first, for history_best, best_per_task and ranked_configs alike.
+  std::vector<const Record*> ranked = ranked_configs(pointers(records));
+  REQUIRE(ranked.size() == 2);
+  CHECK(ranked[0]->trial == 2);
+  CHECK(ranked[1]->trial == 1);
+  const Record* best = history_best(records, dag.workload_key(), zen);
+  REQUIRE(best);
+  CHECK(best->trial == 2);
+  REQUIRE(best_per_task(records).size() == 1);
+  CHECK(best_per_task(records).front()->trial == 2);
+
+  // Among configs timed more than once, the median decides: C, 2.5 and 2.6
+  // ms (the faster middle of an even count), beats A's 3 ms.
+  records.push_back(timed(0.0026, 4, 8));
+  records.push_back(timed(0.0025, 5, 8));
   best = history_best(records, dag.workload_key(), zen);
-  CHECK(best->trial == 4); // 1.0, 1.1, 1.2, 3.0, 3.1 ms: the median is 1.2
-  CHECK(best_per_task(records).front()->trial == 4);
+  CHECK(best->trial == 5);
+  // Timed well again, A wins: its median is now the faster middle timing.
+  records.push_back(timed(0.0012, 6, 4));
+  records.push_back(timed(0.0011, 7, 4));
+  best = history_best(records, dag.workload_key(), zen);
+  CHECK(best->trial == 6); // 1.0, 1.1, 1.2, 3.0, 3.1 ms: the median is 1.2
+  CHECK(best_per_task(records).front()->trial == 6);
 }
