@@ -34,13 +34,13 @@ const std::vector<std::vector<std::int64_t>>& factorizations(std::int64_t extent
   using Key = std::tuple<std::int64_t, int, std::int64_t, std::int64_t>;
   static std::mutex mutex;
   static std::map<Key, std::unique_ptr<std::vector<std::vector<std::int64_t>>>> cache;
+  innermost_multiple = std::max<std::int64_t>(innermost_multiple, 1);
   std::lock_guard<std::mutex> lock(mutex);
-  auto& slot = cache[{extent, parts, max_innermost, std::max<std::int64_t>(innermost_multiple, 1)}];
+  auto& slot = cache[{extent, parts, max_innermost, innermost_multiple}];
   if (!slot) {
     slot = std::make_unique<std::vector<std::vector<std::int64_t>>>();
     std::vector<std::int64_t> prefix;
-    enumerate(extent, parts, max_innermost, std::max<std::int64_t>(innermost_multiple, 1), prefix,
-              *slot);
+    enumerate(extent, parts, max_innermost, innermost_multiple, prefix, *slot);
     if (slot->empty()) { // no innermost factor short enough, or a multiple
       std::vector<std::int64_t> whole(parts, 1);
       whole[0] = extent;

@@ -644,6 +644,7 @@ SketchSpace::SketchSpace(const ir::ComputeDAG& dag, const SpaceParams& params)
       return dag.find_stage(a.stage) < dag.find_stage(b.stage);
     });
     std::vector<TileAxis> axes;
+    const std::int64_t lanes = std::max(params.vector_lanes, 1);
     for (const StagePlan& p : d.plans) {
       if (p.kind != PlanKind::MultiLevel && p.kind != PlanKind::Simple)
         continue;
@@ -652,12 +653,10 @@ SketchSpace::SketchSpace(const ir::ComputeDAG& dag, const SpaceParams& params)
       for (size_t a = 0; a < st.axes.size(); ++a) {
         bool vectorized =
             p.vector_axis.empty() ? a + 1 == st.axes.size() : st.axes[a].name == p.vector_axis;
-        // The innermost tile of the vectorized axis: keep it short.
-        std::int64_t max_inner = vectorized
-                                     ? std::min<std::int64_t>(params.max_innermost_factor,
-                                                              std::max(params.vector_lanes, 1) * 4)
-                                     : params.max_innermost_factor;
-        std::int64_t lanes = std::max(params.vector_lanes, 1);
+        // The innermost tile of the vectorized axis: at most 4 vectors, and
+        // whole vectors when the extent allows (TileAxis::innermost_multiple).
+        std::int64_t max_inner = vectorized ? std::min(params.max_innermost_factor, lanes * 4)
+                                            : params.max_innermost_factor;
         bool whole_vectors = vectorized && st.axes[a].extent % lanes == 0 && lanes <= max_inner;
         axes.push_back({p.stage, st.axes[a].name, st.axes[a].extent, parts, false, max_inner,
                         whole_vectors ? lanes : 1});
