@@ -30,6 +30,7 @@
 #include <cmath>
 #include <cstdio>
 #include <dnnl.hpp>
+#include <dnnl_debug.h>
 #include <functional>
 #include <memory>
 #include <omp.h>
@@ -123,23 +124,57 @@ struct Sgemm {
   std::unique_ptr<float, void (*)(void*)> c;
 };
 
+/// The layouts of a kiln conv2d op's tensors as oneDNN format tags:
+/// conv2d_nchw is nchw / oihw / nchw; conv2d_nchwc blocks the channels by
+/// its VB (8 or 16), nChw{VB}c / OIhw{VB}i{VB}o / nChw{VB}c.
+struct ConvLayouts {
+  dnnl::memory::format_tag src, wei, dst;
+};
+
+ConvLayouts conv_layouts(const ir::ComputeDAG& dag) {
+  using tag = dnnl::memory::format_tag;
+  if (dag.name() != "conv2d_nchwc")
+    return {tag::nchw, tag::oihw, tag::nchw};
+  switch (param(dag, "VB")) {
+  case 8:
+    return {tag::nChw8c, tag::OIhw8i8o, tag::nChw8c};
+  case 16:
+    return {tag::nChw16c, tag::OIhw16i16o, tag::nChw16c};
+  default:
+    die(Error("bench", fmt::format("conv2d_nchwc: oneDNN blocks channels by 8 or 16, not VB={}; "
+                                   "pass --set VB=16",
+                                   param(dag, "VB"))));
+  }
+}
+
+std::int64_t param_or(const ir::ComputeDAG& dag, const std::string& name, std::int64_t fallback) {
+  for (const ir::Param& p : dag.params())
+    if (p.name == name)
+      return p.value;
+  return fallback;
+}
+
 /// oneDNN forward convolution. With `plain` the tensors are in the layouts
-/// kiln's kernel uses (nchw data, oihw weights, nchw output); otherwise
-/// oneDNN picks its own (blocked) layouts and the inputs are reordered once,
-/// outside the timing.
+/// kiln's kernel uses (conv_layouts); otherwise oneDNN picks its own
+/// (blocked) layouts and the inputs are reordered once, outside the timing.
 struct Conv {
   Conv(const ir::ComputeDAG& dag, float* data, float* weights, bool plain)
       : engine(dnnl::engine::kind::cpu, 0), stream(engine) {
     using tag = dnnl::memory::format_tag;
     using dt = dnnl::memory::data_type;
-    std::int64_t n = param(dag, "N"), c = param(dag, "C"), h = param(dag, "H"), w = param(dag, "W"),
-                 k = param(dag, "K"), r = param(dag, "R"), s = param(dag, "S"),
-                 stride = param(dag, "stride"), pad = param(dag, "pad");
+    // conv2d_nchwc counts its channels in blocks of VB.
+    const bool blocked = dag.name() == "conv2d_nchwc";
+    std::int64_t vb = blocked ? param(dag, "VB") : 1;
+    std::int64_t n = param(dag, "N"), c = param(dag, blocked ? "CB" : "C") * vb,
+                 h = param(dag, "H"), w = param(dag, "W"),
+                 k = param(dag, blocked ? "KB" : "K") * vb, r = param(dag, "R"),
+                 s = param(dag, "S"), stride = param_or(dag, "stride", 1), pad = param(dag, "pad");
     std::int64_t oh = (h + 2 * pad - r) / stride + 1, ow = (w + 2 * pad - s) / stride + 1;
     dnnl::memory::dims src_dims{n, c, h, w}, wei_dims{k, c, r, s}, dst_dims{n, k, oh, ow};
-    dnnl::memory::desc src_user(src_dims, dt::f32, tag::nchw);
-    dnnl::memory::desc wei_user(wei_dims, dt::f32, tag::oihw);
-    dnnl::memory::desc dst_user(dst_dims, dt::f32, tag::nchw);
+    ConvLayouts kiln = conv_layouts(dag);
+    dnnl::memory::desc src_user(src_dims, dt::f32, kiln.src);
+    dnnl::memory::desc wei_user(wei_dims, dt::f32, kiln.wei);
+    dnnl::memory::desc dst_user(dst_dims, dt::f32, kiln.dst);
     dnnl::memory::desc src_md = plain ? src_user : dnnl::memory::desc(src_dims, dt::f32, tag::any);
     dnnl::memory::desc wei_md = plain ? wei_user : dnnl::memory::desc(wei_dims, dt::f32, tag::any);
     dnnl::memory::desc dst_md = plain ? dst_user : dnnl::memory::desc(dst_dims, dt::f32, tag::any);
@@ -164,7 +199,7 @@ struct Conv {
     stream.wait();
   }
 
-  /// The output in nchw (reordered when oneDNN used another layout).
+  /// The output in kiln's layout (reordered when oneDNN used another).
   const float* output() {
     if (!plain_dst) {
       dnnl::reorder(dst, user_dst).execute(stream, dst, user_dst);
@@ -334,12 +369,17 @@ int run(const Options& options) {
   std::string schedule_file = options.schedule;
   std::vector<std::string> sets = options.sets;
   if (opfile.empty())
-    opfile =
-        std::string(KILN_SOURCE_DIR) + (is_matmul ? "/ops/matmul.kop" : "/ops/conv2d_nchw.kop");
+    opfile = std::string(KILN_SOURCE_DIR) + "/ops/" +
+             (is_matmul                ? "matmul"
+              : options.op == "conv2d" ? "conv2d_nchw"
+                                       : options.op) +
+             ".kop";
   if (schedule_file.empty())
-    schedule_file =
-        std::string(KILN_SOURCE_DIR) +
-        (is_matmul ? "/bench/schedules/matmul_1024.json" : "/bench/schedules/conv2d_resnet.json");
+    schedule_file = std::string(KILN_SOURCE_DIR) + "/bench/schedules/" +
+                    (is_matmul                ? "matmul_1024"
+                     : options.op == "conv2d" ? "conv2d_resnet"
+                                              : "conv2d_nchwc") +
+                    ".json";
   if (sets.empty() && is_matmul)
     sets = {"M=1024", "N=1024", "K=1024"};
 
@@ -347,6 +387,13 @@ int run(const Options& options) {
   for (const std::string& s : sets)
     overrides.push_back(take(ir::parse_override(s)));
   ir::ComputeDAG dag = take(ir::parse_op_file(opfile, overrides));
+  const std::string expected = is_matmul                ? "matmul"
+                               : options.op == "conv2d" ? "conv2d_nchw"
+                                                        : "conv2d_nchwc";
+  if (dag.name() != expected)
+    die(Error("bench", fmt::format("{}: --op {} compares an op '{}' with the libraries, but the "
+                                   "file defines '{}'; pass --op for it or --opfile of a '{}'",
+                                   opfile, options.op, expected, dag.name(), expected)));
   for (int index : dag.arguments())
     if (dag.stage(index).dtype != ir::ScalarType::F32)
       die(Error("bench", fmt::format("{}: the benchmarks compare f32 kernels, but '{}' is not f32",
@@ -404,7 +451,10 @@ int run(const Options& options) {
       return std::make_unique<Library>(Library{std::move(name), prepare, [&conv] { conv->run(); },
                                                [&conv] { return conv->output(); }});
     };
-    libraries.push_back(conv_library(conv_plain, true, version + " conv nchw"));
+    libraries.push_back(conv_library(conv_plain, true,
+                                     version + (dag.name() == "conv2d_nchwc"
+                                                    ? fmt::format(" conv nChw{}c", param(dag, "VB"))
+                                                    : std::string(" conv nchw"))));
     if (options.onednn_any)
       libraries.push_back(conv_library(conv_any, false, version + " conv own layout"));
   }
@@ -415,7 +465,11 @@ int run(const Options& options) {
                relative_difference(kiln_out, lib->output(), out_elements));
   }
   if (conv_plain)
-    fmt::print("oneDNN:   nchw/oihw/nchw: {}\n", conv_plain->impl);
+    fmt::print("oneDNN:   kiln's layouts ({}/{}/{}): {}\n",
+               dnnl_fmt_tag2str(static_cast<dnnl_format_tag_t>(conv_layouts(dag).src)),
+               dnnl_fmt_tag2str(static_cast<dnnl_format_tag_t>(conv_layouts(dag).wei)),
+               dnnl_fmt_tag2str(static_cast<dnnl_format_tag_t>(conv_layouts(dag).dst)),
+               conv_plain->impl);
   if (conv_any)
     fmt::print("oneDNN:   own layouts (reorders not timed): {}\n", conv_any->impl);
 
@@ -446,13 +500,14 @@ int main(int argc, char** argv) {
   CLI::App app{"kiln-bench: hand-written kiln schedules against OpenBLAS and oneDNN"};
   Options options;
   app.add_option("--op", options.op, "which benchmark")
-      ->check(CLI::IsMember({"matmul", "conv2d"}))
+      ->check(CLI::IsMember({"matmul", "conv2d", "conv2d_nchwc"}))
       ->capture_default_str();
   app.add_option("--opfile", options.opfile,
-                 "operator file (default: ops/matmul.kop or ops/conv2d_nchw.kop)");
+                 "operator file (default: ops/matmul.kop, ops/conv2d_nchw.kop or "
+                 "ops/conv2d_nchwc.kop)");
   app.add_option("--schedule", options.schedule,
-                 "schedule file (default: bench/schedules/matmul_1024.json or "
-                 "conv2d_resnet.json)");
+                 "schedule file (default: bench/schedules/matmul_1024.json, "
+                 "conv2d_resnet.json or conv2d_nchwc.json)");
   app.add_option("--baseline", options.baseline,
                  "another schedule file timed in the same rounds, e.g. a tuned kernel's "
                  "LOG.best.json against the hand-written schedule");

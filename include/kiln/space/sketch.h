@@ -66,8 +66,9 @@ struct SpaceParams {
 };
 
 /// Root: computed at the root with fixed annotations and no open decision
-/// (the copies a weight-vectorized sketch makes: a choice there moves a few
-/// percent at most, and would dilute the search of the register tile).
+/// (the weights copy of a weight-vectorized sketch, and the padded input a
+/// register tile broadcasts: a choice there moves a few percent at most,
+/// and would dilute the search of the register tile).
 enum class PlanKind : std::uint8_t { Inline, MultiLevel, Simple, Outer, Root };
 
 /// What a sketch does with one stage.
@@ -95,6 +96,10 @@ struct StagePlan {
   /// inlined (see `inside`).
   std::string vector_axis;
   std::string weights;
+  /// The spatial axes that the reduction's broadcast operands (the loads
+  /// that do not read the vectorized axis) read: outermost in the register
+  /// tile, the others inside them next to the vectorized axis.
+  std::vector<std::string> broadcast_axes;
   // Root only: the stage's axes (all but the last fused and parallel) and
   // whether the last is vectorized.
   std::vector<std::string> root_axes;

@@ -190,6 +190,60 @@ static std::string canonical_nest(const schedule::State& state) {
   return schedule::to_string(f);
 }
 
+TEST_CASE("the register tile runs the broadcast operands' axes outside the vector operands'",
+          "[space][sketch]") {
+  auto load = [](const char* op) {
+    auto dag = ir::parse_op_file(std::string(KILN_SOURCE_DIR) + "/ops/" + op + ".kop");
+    REQUIRE(dag.ok());
+    return SketchSpace(*dag, SpaceParams{16, 2, 64});
+  };
+  using Axes = std::vector<std::string>;
+  // conv2d_nchwc's data element is broadcast along ki and read along n, y
+  // and x; its kernel is a vector read along kb. The op lists kb before y
+  // and x; the register tile must not, or a row of x broadcasts stays live
+  // beside the accumulators.
+  SketchSpace blocked = load("conv2d_nchwc");
+  int tiled = 0;
+  for (size_t s = 0; s < blocked.sketches().size(); ++s) {
+    const Sketch& sk = blocked.sketches()[s];
+    std::string tiled_stage;
+    for (const StagePlan& p : sk.plans())
+      if (p.kind == PlanKind::MultiLevel) {
+        CHECK(p.broadcast_axes == Axes{"n", "y", "x"});
+        tiled_stage = p.tiled;
+        ++tiled;
+      }
+    if (tiled_stage.empty())
+      continue;
+    std::mt19937_64 rng(3);
+    SketchConfig c = blocked.sample(static_cast<int>(s), rng);
+    auto state = blocked.state(c);
+    REQUIRE(state.ok());
+    // The innermost loops of the tiled stage: ..., x, kb, ki.
+    REQUIRE(state->find_stage(tiled_stage));
+    const auto& iters = state->find_stage(tiled_stage)->iters;
+    REQUIRE(iters.size() >= 3);
+    auto axis = [&](size_t from_end) {
+      const std::string& name = iters[iters.size() - from_end].name;
+      return name.substr(0, name.find('.'));
+    };
+    INFO(sk.name());
+    CHECK(axis(1) == "ki");
+    CHECK(axis(2) == "kb");
+    CHECK(axis(3) == "x");
+  }
+  CHECK(tiled >= 3);
+  // Where the op's order already is that order, the rule keeps it: matmul's
+  // A broadcasts along j, conv2d_nchw's padded input along k.
+  SketchSpace matmul = load("matmul"), conv = load("conv2d_nchw");
+  for (const StagePlan& p : matmul.sketches()[0].plans())
+    if (p.kind == PlanKind::MultiLevel)
+      CHECK(p.broadcast_axes == Axes{"i"});
+  for (const StagePlan& p : conv.sketches()[3].plans())
+    if (p.kind == PlanKind::MultiLevel)
+      CHECK(p.broadcast_axes == Axes{"n", "y", "x"});
+}
+
 TEST_CASE("the hand-written matmul schedule is a member of the sketch space", "[space][sketch]") {
   // A 4x16 register tile in C.local computed at C's j.0, k split by 4, the
   // tile rows and the inner k loop unrolled, vectors of 16.
