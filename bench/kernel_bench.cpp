@@ -36,6 +36,7 @@
 #include <omp.h>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -124,15 +125,35 @@ struct Sgemm {
   std::unique_ptr<float, void (*)(void*)> c;
 };
 
+/// What `--op` benchmarks: the op (its file in ops/) and its hand-written
+/// schedule in bench/schedules/.
+struct Benchmark {
+  std::string_view flag, op_name, schedule;
+};
+
+const Benchmark& benchmark(std::string_view flag) {
+  static const Benchmark benchmarks[] = {{"matmul", "matmul", "matmul_1024"},
+                                         {"conv2d", "conv2d_nchw", "conv2d_resnet"},
+                                         {"conv2d_nchwc", "conv2d_nchwc", "conv2d_nchwc"},
+                                         {"conv2d_nhwc", "conv2d_nhwc", "conv2d_nhwc"}};
+  for (const Benchmark& b : benchmarks)
+    if (b.flag == flag)
+      return b;
+  die(Error("bench", fmt::format("no benchmark '{}'", flag)));
+}
+
 /// The layouts of a kiln conv2d op's tensors as oneDNN format tags:
-/// conv2d_nchw is nchw / oihw / nchw; conv2d_nchwc blocks the channels by
-/// its VB (8 or 16), nChw{VB}c / OIhw{VB}i{VB}o / nChw{VB}c.
+/// conv2d_nchw is nchw / oihw / nchw, conv2d_nhwc nhwc / hwio / nhwc;
+/// conv2d_nchwc blocks the channels by its VB (8 or 16), nChw{VB}c /
+/// OIhw{VB}i{VB}o / nChw{VB}c.
 struct ConvLayouts {
   dnnl::memory::format_tag src, wei, dst;
 };
 
 ConvLayouts conv_layouts(const ir::ComputeDAG& dag) {
   using tag = dnnl::memory::format_tag;
+  if (dag.name() == "conv2d_nhwc")
+    return {tag::nhwc, tag::hwio, tag::nhwc};
   if (dag.name() != "conv2d_nchwc")
     return {tag::nchw, tag::oihw, tag::nchw};
   switch (param(dag, "VB")) {
@@ -368,18 +389,11 @@ int run(const Options& options) {
   std::string opfile = options.opfile;
   std::string schedule_file = options.schedule;
   std::vector<std::string> sets = options.sets;
+  const Benchmark& bench = benchmark(options.op);
   if (opfile.empty())
-    opfile = std::string(KILN_SOURCE_DIR) + "/ops/" +
-             (is_matmul                ? "matmul"
-              : options.op == "conv2d" ? "conv2d_nchw"
-                                       : options.op) +
-             ".kop";
+    opfile = fmt::format("{}/ops/{}.kop", KILN_SOURCE_DIR, bench.op_name);
   if (schedule_file.empty())
-    schedule_file = std::string(KILN_SOURCE_DIR) + "/bench/schedules/" +
-                    (is_matmul                ? "matmul_1024"
-                     : options.op == "conv2d" ? "conv2d_resnet"
-                                              : "conv2d_nchwc") +
-                    ".json";
+    schedule_file = fmt::format("{}/bench/schedules/{}.json", KILN_SOURCE_DIR, bench.schedule);
   if (sets.empty() && is_matmul)
     sets = {"M=1024", "N=1024", "K=1024"};
 
@@ -387,13 +401,10 @@ int run(const Options& options) {
   for (const std::string& s : sets)
     overrides.push_back(take(ir::parse_override(s)));
   ir::ComputeDAG dag = take(ir::parse_op_file(opfile, overrides));
-  const std::string expected = is_matmul                ? "matmul"
-                               : options.op == "conv2d" ? "conv2d_nchw"
-                                                        : "conv2d_nchwc";
-  if (dag.name() != expected)
+  if (dag.name() != bench.op_name)
     die(Error("bench", fmt::format("{}: --op {} compares an op '{}' with the libraries, but the "
                                    "file defines '{}'; pass --op for it or --opfile of a '{}'",
-                                   opfile, options.op, expected, dag.name(), expected)));
+                                   opfile, options.op, bench.op_name, dag.name(), bench.op_name)));
   for (int index : dag.arguments())
     if (dag.stage(index).dtype != ir::ScalarType::F32)
       die(Error("bench", fmt::format("{}: the benchmarks compare f32 kernels, but '{}' is not f32",
@@ -451,10 +462,10 @@ int run(const Options& options) {
       return std::make_unique<Library>(Library{std::move(name), prepare, [&conv] { conv->run(); },
                                                [&conv] { return conv->output(); }});
     };
-    libraries.push_back(conv_library(conv_plain, true,
-                                     version + (dag.name() == "conv2d_nchwc"
-                                                    ? fmt::format(" conv nChw{}c", param(dag, "VB"))
-                                                    : std::string(" conv nchw"))));
+    std::string layout = dag.name() == "conv2d_nchwc"  ? fmt::format("nChw{}c", param(dag, "VB"))
+                         : dag.name() == "conv2d_nhwc" ? "nhwc"
+                                                       : "nchw";
+    libraries.push_back(conv_library(conv_plain, true, fmt::format("{} conv {}", version, layout)));
     if (options.onednn_any)
       libraries.push_back(conv_library(conv_any, false, version + " conv own layout"));
   }
@@ -500,14 +511,14 @@ int main(int argc, char** argv) {
   CLI::App app{"kiln-bench: hand-written kiln schedules against OpenBLAS and oneDNN"};
   Options options;
   app.add_option("--op", options.op, "which benchmark")
-      ->check(CLI::IsMember({"matmul", "conv2d", "conv2d_nchwc"}))
+      ->check(CLI::IsMember({"matmul", "conv2d", "conv2d_nchwc", "conv2d_nhwc"}))
       ->capture_default_str();
   app.add_option("--opfile", options.opfile,
-                 "operator file (default: ops/matmul.kop, ops/conv2d_nchw.kop or "
-                 "ops/conv2d_nchwc.kop)");
+                 "operator file (default: the op's file in ops/: matmul, conv2d_nchw, "
+                 "conv2d_nchwc or conv2d_nhwc)");
   app.add_option("--schedule", options.schedule,
-                 "schedule file (default: bench/schedules/matmul_1024.json, "
-                 "conv2d_resnet.json or conv2d_nchwc.json)");
+                 "schedule file (default: the op's hand-written schedule in bench/schedules/: "
+                 "matmul_1024, conv2d_resnet, conv2d_nchwc or conv2d_nhwc)");
   app.add_option("--baseline", options.baseline,
                  "another schedule file timed in the same rounds, e.g. a tuned kernel's "
                  "LOG.best.json against the hand-written schedule");

@@ -72,6 +72,19 @@ Expected<Conv> match_conv(const ir::ComputeDAG& dag) {
                                 conv.name, s.name));
     c.pad = p;
   }
+  // The knobs name the axes by their roles in NCHW (tile_oc is axis 1):
+  // the kernel must be read as kernel[k, rc, ry, rx]. An NHWC conv has the
+  // same numbers of axes and inputs but other roles.
+  std::vector<std::string> kernel_vars = {conv.axes[1].name, r->axes[0].name, r->axes[1].name,
+                                          r->axes[2].name};
+  if (std::none_of(producers.begin(), producers.end(), [&](int p) {
+        return dag.stage(p).is_placeholder() &&
+               detail::reads_exactly(r->body, dag.stage(p).name, kernel_vars);
+      }))
+    return refuse(fmt::format("'{}' reads no input as kernel[{}, {}, {}, {}] (output channel, "
+                              "input channel, row, column); the template schedules the NCHW {}",
+                              conv.name, kernel_vars[0], kernel_vars[1], kernel_vars[2],
+                              kernel_vars[3], shape));
   if (computes.size() != (c.pad >= 0 ? 2u : 1u)) {
     std::vector<int> others;
     for (int s : computes)

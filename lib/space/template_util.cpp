@@ -63,6 +63,22 @@ bool reads_elementwise(const ir::Stage& consumer, const ir::Stage& producer) {
   return !l.loads.empty();
 }
 
+bool reads_exactly(const ir::Expr& body, const std::string& tensor,
+                   const std::vector<std::string>& vars) {
+  LoadsOf l(tensor);
+  l.visit(body);
+  for (const ir::Load* load : l.loads) {
+    if (load->indices.size() != vars.size())
+      return false;
+    for (std::size_t d = 0; d < vars.size(); ++d) {
+      const auto* v = load->indices[d].as<ir::Var>();
+      if (!v || v->name != vars[d])
+        return false;
+    }
+  }
+  return !l.loads.empty();
+}
+
 std::vector<std::string> Schedule::split(const std::string& stage, const std::string& iter,
                                          const std::vector<std::int64_t>& lengths) {
   std::vector<std::string> loops;

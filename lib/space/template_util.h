@@ -26,6 +26,11 @@ std::string stage_names(const ir::ComputeDAG& dag, const std::vector<int>& stage
 /// own axes in order.
 bool reads_elementwise(const ir::Stage& consumer, const ir::Stage& producer);
 
+/// Whether `body` reads `tensor`, and every time at exactly `vars`, one
+/// plain variable per dimension.
+bool reads_exactly(const ir::Expr& body, const std::string& tensor,
+                   const std::vector<std::string>& vars);
+
 /// Appends steps in the order a TVM schedule writes them.
 class Schedule {
 public:

@@ -43,6 +43,7 @@ const std::map<std::string, ir::ParamOverrides>& composite_shapes() {
       {"dense_bias_relu", {{"BATCH", "4"}, {"IN", "12"}, {"OUT", "24"}}},
       {"conv2d_nchw", {{"N", "1"}, {"C", "4"}, {"H", "8"}, {"W", "8"}, {"K", "8"}}},
       {"conv2d_nchwc", {{"N", "1"}, {"CB", "2"}, {"H", "8"}, {"W", "8"}, {"KB", "2"}, {"VB", "4"}}},
+      {"conv2d_nhwc", {{"N", "1"}, {"C", "4"}, {"H", "8"}, {"W", "8"}, {"K", "16"}}},
       {"depthwise_conv2d", {{"N", "1"}, {"C", "4"}, {"H", "8"}, {"W", "12"}}},
       {"max_pool2d", {{"N", "1"}, {"C", "4"}, {"H", "12"}, {"W", "8"}}},
       {"softmax", {{"N", "4"}, {"M", "24"}}},
@@ -161,6 +162,9 @@ TEST_CASE("sketch configs of conv2d_nchw", "[e2e][property][sketch]") {
 }
 TEST_CASE("sketch configs of conv2d_nchwc", "[e2e][property][sketch]") {
   check_sketch_configs("conv2d_nchwc");
+}
+TEST_CASE("sketch configs of conv2d_nhwc", "[e2e][property][sketch]") {
+  check_sketch_configs("conv2d_nhwc");
 }
 TEST_CASE("sketch configs of depthwise_conv2d", "[e2e][property][sketch]") {
   check_sketch_configs("depthwise_conv2d");

@@ -127,6 +127,14 @@ TEST_CASE("a template refuses a DAG of another shape and says why", "[space][tem
   REQUIRE(depthwise.error().id() == "template-mismatch");
   REQUIRE_THAT(depthwise.error().message(), Catch::Contains("4 and 3"));
 
+  // NHWC has the axes and inputs of NCHW, not their roles.
+  auto nhwc = make_template("conv2d_nchw", op("conv2d_nhwc"), kParams);
+  REQUIRE(nhwc.error().id() == "template-mismatch");
+  REQUIRE_THAT(nhwc.error().message(), Catch::Contains("reads no input as kernel[y, ry, rx, rc]"));
+  REQUIRE(!match_template(op("conv2d_nhwc"), kParams));
+  for (const char* blocked : {"conv2d_nchw", "matmul", "dense"})
+    REQUIRE(!make_template(blocked, op("conv2d_nchwc"), kParams));
+
   // The product read by something other than an element-wise chain.
   ir::DAGBuilder b("matmul_transposed_out");
   auto A = b.input("A", {4, 4});
