@@ -92,10 +92,16 @@ template <typename T> T take(Expected<T> e) {
   return std::move(*e);
 }
 
-std::int64_t param(const ir::ComputeDAG& dag, const std::string& name) {
+std::optional<std::int64_t> find_param(const ir::ComputeDAG& dag, const std::string& name) {
   for (const ir::Param& p : dag.params())
     if (p.name == name)
       return p.value;
+  return std::nullopt;
+}
+
+std::int64_t param(const ir::ComputeDAG& dag, const std::string& name) {
+  if (auto value = find_param(dag, name))
+    return *value;
   die(Error("bench", fmt::format("op '{}' has no parameter '{}'", dag.name(), name)));
 }
 
@@ -168,13 +174,6 @@ ConvLayouts conv_layouts(const ir::ComputeDAG& dag) {
   }
 }
 
-std::int64_t param_or(const ir::ComputeDAG& dag, const std::string& name, std::int64_t fallback) {
-  for (const ir::Param& p : dag.params())
-    if (p.name == name)
-      return p.value;
-  return fallback;
-}
-
 /// oneDNN forward convolution. With `plain` the tensors are in the layouts
 /// kiln's kernel uses (conv_layouts); otherwise oneDNN picks its own
 /// (blocked) layouts and the inputs are reordered once, outside the timing.
@@ -189,7 +188,8 @@ struct Conv {
     std::int64_t n = param(dag, "N"), c = param(dag, blocked ? "CB" : "C") * vb,
                  h = param(dag, "H"), w = param(dag, "W"),
                  k = param(dag, blocked ? "KB" : "K") * vb, r = param(dag, "R"),
-                 s = param(dag, "S"), stride = param_or(dag, "stride", 1), pad = param(dag, "pad");
+                 s = param(dag, "S"), stride = find_param(dag, "stride").value_or(1),
+                 pad = param(dag, "pad");
     std::int64_t oh = (h + 2 * pad - r) / stride + 1, ow = (w + 2 * pad - s) / stride + 1;
     dnnl::memory::dims src_dims{n, c, h, w}, wei_dims{k, c, r, s}, dst_dims{n, k, oh, ow};
     ConvLayouts kiln = conv_layouts(dag);
@@ -475,12 +475,14 @@ int run(const Options& options) {
     fmt::print("compare:  kiln vs {}: max |difference| {:.3g} of the largest |value|\n", lib->name,
                relative_difference(kiln_out, lib->output(), out_elements));
   }
-  if (conv_plain)
-    fmt::print("oneDNN:   kiln's layouts ({}/{}/{}): {}\n",
-               dnnl_fmt_tag2str(static_cast<dnnl_format_tag_t>(conv_layouts(dag).src)),
-               dnnl_fmt_tag2str(static_cast<dnnl_format_tag_t>(conv_layouts(dag).wei)),
-               dnnl_fmt_tag2str(static_cast<dnnl_format_tag_t>(conv_layouts(dag).dst)),
-               conv_plain->impl);
+  if (conv_plain) {
+    auto tag_name = [](dnnl::memory::format_tag t) {
+      return dnnl_fmt_tag2str(static_cast<dnnl_format_tag_t>(t));
+    };
+    ConvLayouts kiln_layouts = conv_layouts(dag);
+    fmt::print("oneDNN:   kiln's layouts ({}/{}/{}): {}\n", tag_name(kiln_layouts.src),
+               tag_name(kiln_layouts.wei), tag_name(kiln_layouts.dst), conv_plain->impl);
+  }
   if (conv_any)
     fmt::print("oneDNN:   own layouts (reorders not timed): {}\n", conv_any->impl);
 

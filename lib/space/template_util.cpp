@@ -45,24 +45,6 @@ private:
 };
 } // namespace
 
-bool reads_elementwise(const ir::Stage& consumer, const ir::Stage& producer) {
-  if (consumer.is_placeholder() || consumer.reduction() ||
-      consumer.axes.size() != producer.axes.size())
-    return false;
-  for (std::size_t d = 0; d < producer.axes.size(); ++d)
-    if (consumer.axes[d].extent != producer.axes[d].extent)
-      return false;
-  LoadsOf l(producer.name);
-  l.visit(consumer.body);
-  for (const ir::Load* load : l.loads)
-    for (std::size_t d = 0; d < load->indices.size(); ++d) {
-      const auto* v = load->indices[d].as<ir::Var>();
-      if (!v || v->name != consumer.axes[d].name)
-        return false;
-    }
-  return !l.loads.empty();
-}
-
 bool reads_exactly(const ir::Expr& body, const std::string& tensor,
                    const std::vector<std::string>& vars) {
   LoadsOf l(tensor);
@@ -77,6 +59,19 @@ bool reads_exactly(const ir::Expr& body, const std::string& tensor,
     }
   }
   return !l.loads.empty();
+}
+
+bool reads_elementwise(const ir::Stage& consumer, const ir::Stage& producer) {
+  if (consumer.is_placeholder() || consumer.reduction() ||
+      consumer.axes.size() != producer.axes.size())
+    return false;
+  std::vector<std::string> axes;
+  for (std::size_t d = 0; d < producer.axes.size(); ++d) {
+    if (consumer.axes[d].extent != producer.axes[d].extent)
+      return false;
+    axes.push_back(consumer.axes[d].name);
+  }
+  return reads_exactly(consumer.body, producer.name, axes);
 }
 
 std::vector<std::string> Schedule::split(const std::string& stage, const std::string& iter,

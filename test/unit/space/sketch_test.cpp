@@ -16,6 +16,13 @@
 using namespace kiln;
 using namespace kiln::space;
 
+/// The sketch space of ops/OP.kop at its defaults, for 16 lanes and 2 cores.
+static SketchSpace op_space(const char* op) {
+  auto dag = ir::parse_op_file(std::string(KILN_SOURCE_DIR) + "/ops/" + op + ".kop");
+  REQUIRE(dag.ok());
+  return SketchSpace(*dag, SpaceParams{16, 2, 64});
+}
+
 TEST_CASE("factorizations are exact, ordered and respect the innermost limit",
           "[space][factorization]") {
   const auto& f = factorizations(12, 3, 4);
@@ -74,12 +81,7 @@ TEST_CASE("matmul has four sketches; dense+bias+relu fuses into its consumer", "
 
 TEST_CASE("conv2d gets a sketch vectorized over its output channels; matmul and depthwise do not",
           "[space][sketch]") {
-  auto load = [](const char* op) {
-    auto dag = ir::parse_op_file(std::string(KILN_SOURCE_DIR) + "/ops/" + op + ".kop");
-    REQUIRE(dag.ok());
-    return SketchSpace(*dag, SpaceParams{16, 2, 64});
-  };
-  SketchSpace conv = load("conv2d_nchw");
+  SketchSpace conv = op_space("conv2d_nchw");
   REQUIRE(conv.sketches().size() == 4);
   const Sketch& sk = conv.sketches()[3];
   REQUIRE(sk.name() ==
@@ -120,7 +122,7 @@ TEST_CASE("conv2d gets a sketch vectorized over its output channels; matmul and 
   // matmul's B is packed instead; depthwise's data is read along c too, so
   // its loads would be gathers.
   for (const char* op : {"matmul", "depthwise_conv2d", "batch_matmul"}) {
-    SketchSpace other = load(op);
+    SketchSpace other = op_space(op);
     for (const Sketch& o : other.sketches())
       CHECK(o.name().find("vectorized over") == std::string::npos);
   }
@@ -192,17 +194,12 @@ static std::string canonical_nest(const schedule::State& state) {
 
 TEST_CASE("the register tile runs the broadcast operands' axes outside the vector operands'",
           "[space][sketch]") {
-  auto load = [](const char* op) {
-    auto dag = ir::parse_op_file(std::string(KILN_SOURCE_DIR) + "/ops/" + op + ".kop");
-    REQUIRE(dag.ok());
-    return SketchSpace(*dag, SpaceParams{16, 2, 64});
-  };
   using Axes = std::vector<std::string>;
   // conv2d_nchwc's data element is broadcast along ki and read along n, y
   // and x; its kernel is a vector read along kb. The op lists kb before y
   // and x; the register tile must not, or a row of x broadcasts stays live
   // beside the accumulators.
-  SketchSpace blocked = load("conv2d_nchwc");
+  SketchSpace blocked = op_space("conv2d_nchwc");
   int tiled = 0;
   for (size_t s = 0; s < blocked.sketches().size(); ++s) {
     const Sketch& sk = blocked.sketches()[s];
@@ -235,7 +232,7 @@ TEST_CASE("the register tile runs the broadcast operands' axes outside the vecto
   CHECK(tiled >= 3);
   // Where the op's order already is that order, the rule keeps it: matmul's
   // A broadcasts along j, conv2d_nchw's padded input along k.
-  SketchSpace matmul = load("matmul"), conv = load("conv2d_nchw");
+  SketchSpace matmul = op_space("matmul"), conv = op_space("conv2d_nchw");
   for (const StagePlan& p : matmul.sketches()[0].plans())
     if (p.kind == PlanKind::MultiLevel)
       CHECK(p.broadcast_axes == Axes{"i"});
