@@ -49,6 +49,14 @@ Point SketchSearchSpace::mutate(const Point& p, std::mt19937_64& rng) const {
   return c ? space_.flatten(space_.mutate(*c, rng)) : sample(rng);
 }
 
+std::vector<std::pair<int, Point>> SketchSearchSpace::neighbours(const Point& p) const {
+  std::vector<std::pair<int, Point>> out;
+  if (auto c = space_.unflatten(p))
+    for (auto& [decision, n] : space_.neighbours(*c))
+      out.emplace_back(decision, space_.flatten(n));
+  return out;
+}
+
 Point SketchSearchSpace::crossover(const Point& a, const Point& b, std::mt19937_64& rng) const {
   auto x = space_.unflatten(a), y = space_.unflatten(b);
   if (!x || !y)

@@ -40,6 +40,14 @@ const OptionField kOptionFields[] = {
     {"sketch_cutoff", &StrategyOptions::sketch_cutoff, nullptr,
      "evolutionary: after its warm-up a sketch stays in the race while its best is this share "
      "of the best"},
+    {"local_share", &StrategyOptions::local_share, nullptr,
+     "evolutionary: share of each round's picks from the neighbourhoods of each sketch's best, one "
+     "decision at a time"},
+    {"sketch_patience", nullptr, &StrategyOptions::sketch_patience,
+     "evolutionary: trials without a better config after which the lead counts as stalled "
+     "(0: never)"},
+    {"sketch_stall_share", &StrategyOptions::sketch_stall_share, nullptr,
+     "evolutionary: share of each round's picks kept for the sketches behind a stalled lead"},
     {"sa_chains", nullptr, &StrategyOptions::sa_chains, "annealing: parallel chains"},
     {"sa_steps", nullptr, &StrategyOptions::sa_steps, "annealing: steps per round"},
     {"sa_temperature", &StrategyOptions::sa_temperature, nullptr,
@@ -220,27 +228,40 @@ size_t roulette(const std::vector<double>& scores, std::mt19937_64& rng) {
   return w.size() - 1;
 }
 
+/// How the race among a space's families (sketches) stands.
+struct Race {
+  std::vector<int> trials;  ///< measured configs per family
+  std::vector<double> best; ///< best throughput per family
+  int leader = -1;          ///< the family holding the best measured config
+  std::int64_t stalled = 0; ///< trials since the best measured config last improved
+};
+
+Race race_of(const SearchContext& ctx) {
+  const int families = ctx.space.families();
+  Race r{std::vector<int>(families, 0), std::vector<double>(families, 0), -1, 0};
+  double lead = 0;
+  for (const MeasuredPoint& m : ctx.measured) {
+    int f = ctx.space.family(m.point);
+    ++r.trials[f];
+    r.best[f] = std::max(r.best[f], m.throughput);
+    ++r.stalled;
+    if (m.throughput > lead) {
+      lead = m.throughput;
+      r.leader = f;
+      r.stalled = 0;
+    }
+  }
+  return r;
+}
+
 /// The sketches behind the leading one that still get picks of their own:
 /// every sketch for its first `warmup` trials, then those whose best is at
 /// least `cutoff` of the best measured.
-std::vector<int> families_in_race(const SearchContext& ctx, int warmup, double cutoff) {
-  const int families = ctx.space.families();
-  std::vector<int> trials(families, 0);
-  std::vector<double> best(families, 0);
-  double lead = 0;
-  int leader = -1;
-  for (const MeasuredPoint& m : ctx.measured) {
-    int f = ctx.space.family(m.point);
-    ++trials[f];
-    best[f] = std::max(best[f], m.throughput);
-    if (m.throughput > lead) {
-      lead = m.throughput;
-      leader = f;
-    }
-  }
+std::vector<int> families_in_race(const Race& race, int warmup, double cutoff) {
   std::vector<int> out;
-  for (int f = 0; f < families; ++f)
-    if (f != leader && (trials[f] < warmup || best[f] >= cutoff * lead))
+  const double lead = race.leader >= 0 ? race.best[race.leader] : 0;
+  for (int f = 0; f < static_cast<int>(race.trials.size()); ++f)
+    if (f != race.leader && (race.trials[f] < warmup || race.best[f] >= cutoff * lead))
       out.push_back(f);
   return out;
 }
@@ -307,33 +328,124 @@ public:
     std::vector<std::pair<double, Point>> scored;
     for (auto& [k, v] : found)
       scored.push_back(std::move(v));
-    return pick(ctx, std::move(scored), n);
+    return pick(ctx, std::move(scored), neighbourhoods(ctx, best), n);
   }
 
 private:
-  /// The best predicted, with a share of the picks going in turn to the
-  /// best predicted of each family in the race.
-  std::vector<Point> pick(SearchContext& ctx, std::vector<std::pair<double, Point>> scored, int n) {
-    std::vector<int> race = families_in_race(ctx, o_.sketch_warmup, o_.sketch_cutoff);
-    int reserved = race.empty() ? 0 : static_cast<int>(std::round(n * o_.sketch_share));
-    if (reserved == 0)
-      return pick_best(ctx, std::move(scored), n, o_.eps_greedy);
-    std::stable_sort(scored.begin(), scored.end(),
-                     [](const auto& a, const auto& b) { return a.first > b.first; });
-    std::vector<Point> out;
-    std::unordered_set<std::string> taken;
-    // Rotate which family goes first, so that none is always the one left
-    // out when there are more families than reserved picks.
-    for (int k = 0; k < reserved; ++k) {
-      int f = race[(static_cast<size_t>(round_) + static_cast<size_t>(k)) % race.size()];
-      for (auto& [score, p] : scored)
-        if (std::isfinite(score) && ctx.space.family(p) == f && !ctx.is_measured(p) &&
-            taken.insert(point_key(p)).second) {
-          out.push_back(p);
+  /// A config one decision away from a sketch's best measured one.
+  struct Neighbour {
+    double score;
+    int decision;
+    Point point;
+  };
+
+  /// Each sketch's best measured config's unmeasured neighbours, scored,
+  /// best first; sketches (families) with no measured config have none.
+  std::vector<std::vector<Neighbour>>
+  neighbourhoods(SearchContext& ctx, const std::vector<std::vector<const MeasuredPoint*>>& best) {
+    std::vector<std::vector<Neighbour>> out(best.size());
+    std::vector<Point> points;
+    std::vector<std::pair<size_t, int>> owner; // family, decision
+    for (size_t f = 0; f < best.size(); ++f)
+      if (!best[f].empty())
+        for (auto& [decision, p] : ctx.space.neighbours(best[f].front()->point))
+          if (!ctx.is_measured(p)) {
+            owner.emplace_back(f, decision);
+            points.push_back(std::move(p));
+          }
+    std::vector<double> scores = ctx.predict(points);
+    for (size_t i = 0; i < points.size(); ++i)
+      if (std::isfinite(scores[i]))
+        out[owner[i].first].push_back({scores[i], owner[i].second, std::move(points[i])});
+    for (auto& n : out)
+      std::stable_sort(n.begin(), n.end(),
+                       [](const Neighbour& a, const Neighbour& b) { return a.score > b.score; });
+    return out;
+  }
+
+  /// Takes up to `count` neighbours, each changing the next decision (in
+  /// turn from `decision`) that has an untaken one: the best predicted of
+  /// those that change it.
+  template <class Take>
+  static void sweep(const SearchContext& ctx, const std::vector<Neighbour>& cands, int& decision,
+                    int count, Take& take) {
+    int decisions = 0;
+    for (const Neighbour& c : cands)
+      decisions = std::max(decisions, c.decision + 1);
+    for (int k = 0, tries = 0; k < count && tries < decisions;
+         decision = (decision + 1) % decisions) {
+      bool took = false;
+      for (const Neighbour& c : cands)
+        if (c.decision == decision && !ctx.is_measured(c.point) && take(c.point)) {
+          took = true;
           break;
         }
+      // Decisions with nothing left to take, all in a row: give up.
+      tries = took ? 0 : tries + 1;
+      k += took;
     }
-    ++round_;
+  }
+
+  /// The round's picks, in three parts:
+  ///  - `local_share` from the neighbourhoods of the leading sketch's and
+  ///    the contenders' best configs, one decision at a time in turn: the
+  ///    best predicted neighbour that changes tile axis i, then j, ... The
+  ///    model, from a few poor samples with a packed panel's k block of
+  ///    128, scores that block low everywhere and never proposes it by
+  ///    score alone, however good it is in the best config (matmul 1024³:
+  ///    0 of 600 trials of the packed sketch tried 128 or 256 near its
+  ///    best, and it stayed 15% behind);
+  ///  - a share for the contenders, the least measured first, each its best
+  ///    predicted config; the share grows once the lead has stalled, as the
+  ///    model keeps proposing the leading sketch's configs after they stop
+  ///    paying (270 trials without a better one while the packed sketch,
+  ///    8% faster once tuned, had 63; docs/tuning.md);
+  ///  - the rest by score, with an epsilon share at random.
+  std::vector<Point> pick(SearchContext& ctx, std::vector<std::pair<double, Point>> scored,
+                          std::vector<std::vector<Neighbour>> near, int n) {
+    Race race = race_of(ctx);
+    std::vector<int> contenders = families_in_race(race, o_.sketch_warmup, o_.sketch_cutoff);
+    std::vector<Point> out;
+    std::unordered_set<std::string> taken;
+    auto take = [&](const Point& p) {
+      if (ctx.is_measured(p) || !taken.insert(point_key(p)).second)
+        return false;
+      out.push_back(p);
+      return true;
+    };
+
+    // Every other round the leading sketch's neighbourhood, else the next
+    // contender's: a whole round's local picks go to one sketch, so that a
+    // sweep over its decisions takes a few rounds, not dozens.
+    const std::int64_t round = round_++;
+    int sweeping = race.leader;
+    if (!contenders.empty() && (round % 2 == 1 || sweeping < 0))
+      sweeping = contenders[static_cast<size_t>(round / 2) % contenders.size()];
+    if (sweeping >= 0)
+      sweep(ctx, near[static_cast<size_t>(sweeping)], next_decision_[sweeping],
+            static_cast<int>(std::round(n * o_.local_share)), take);
+    for (auto& family : near)
+      for (Neighbour& c : family)
+        scored.emplace_back(c.score, std::move(c.point));
+    std::stable_sort(scored.begin(), scored.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+
+    const bool stalled = o_.sketch_patience > 0 && race.stalled >= o_.sketch_patience;
+    const double share =
+        stalled ? std::max(o_.sketch_share, o_.sketch_stall_share) : o_.sketch_share;
+    const int left_after_local = n - static_cast<int>(out.size());
+    const int reserved =
+        contenders.empty() ? 0 : static_cast<int>(std::round(left_after_local * share));
+    for (int k = 0; k < reserved; ++k) {
+      // The least measured contender (picks of this round counted); ties
+      // go to the lower index, which is deterministic for a seed.
+      int f = *std::min_element(contenders.begin(), contenders.end(),
+                                [&](int a, int b) { return race.trials[a] < race.trials[b]; });
+      ++race.trials[f];
+      for (auto& [score, p] : scored)
+        if (std::isfinite(score) && ctx.space.family(p) == f && take(p))
+          break;
+    }
     const int left = n - static_cast<int>(out.size());
     for (Point& p : pick_best(ctx, std::move(scored), left, o_.eps_greedy, std::move(taken)))
       out.push_back(std::move(p));
@@ -342,6 +454,7 @@ private:
 
   StrategyOptions o_;
   std::int64_t round_ = 0;
+  std::map<int, int> next_decision_; ///< per sketch: the decision its next local pick changes
 };
 
 class AnnealingStrategy : public SearchStrategy {

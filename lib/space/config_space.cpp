@@ -162,6 +162,20 @@ KnobConfig ConfigSpace::mutate(const KnobConfig& config, std::mt19937_64& rng) c
   return c;
 }
 
+std::vector<std::pair<int, KnobConfig>> ConfigSpace::neighbours(const KnobConfig& config) const {
+  std::vector<std::pair<int, KnobConfig>> out;
+  if (!valid(config))
+    return out;
+  for (std::size_t i = 0; i < knobs_.size(); ++i)
+    for (std::int64_t choice = 0; choice < static_cast<std::int64_t>(knobs_[i].size()); ++choice)
+      if (choice != config[i]) {
+        KnobConfig c = config;
+        c[i] = choice;
+        out.emplace_back(static_cast<int>(i), std::move(c));
+      }
+  return out;
+}
+
 KnobConfig ConfigSpace::crossover(const KnobConfig& a, const KnobConfig& b,
                                   std::mt19937_64& rng) const {
   if (!valid(a) || !valid(b) || knobs_.size() < 2)

@@ -764,6 +764,32 @@ SketchConfig SketchSpace::sample(int sketch, std::mt19937_64& rng) const {
   return c;
 }
 
+/// The new factors of level `a` when levels `a` and `b` of a tile share
+/// their product anew (any factor pair with the same product; see mutate).
+static std::vector<std::int64_t> exchanged_factors(const std::vector<std::int64_t>& f,
+                                                   const TileAxis& axis, size_t a, size_t b) {
+  // The innermost factor stays within its bounds (a whole number of
+  // vectors unless it already was not: a config from an older log).
+  const bool whole = f.back() % axis.innermost_multiple == 0;
+  auto fits = [&](size_t level, std::int64_t factor) {
+    return level + 1 < f.size() ||
+           (factor <= axis.max_innermost && (!whole || factor % axis.innermost_multiple == 0));
+  };
+  const std::int64_t product = f[a] * f[b];
+  std::vector<std::int64_t> choices;
+  auto consider = [&](std::int64_t x) {
+    if (x != f[a] && fits(a, x) && fits(b, product / x))
+      choices.push_back(x);
+  };
+  for (std::int64_t x = 1; x * x <= product; ++x)
+    if (product % x == 0) {
+      consider(x);
+      if (x * x != product)
+        consider(product / x);
+    }
+  return choices;
+}
+
 SketchConfig SketchSpace::mutate(const SketchConfig& config, std::mt19937_64& rng) const {
   SketchConfig c = config;
   const Sketch& sk = sketches_[c.sketch];
@@ -781,34 +807,16 @@ SketchConfig SketchSpace::mutate(const SketchConfig& config, std::mt19937_64& rn
     for (int attempt = 0; attempt < 8; ++attempt) {
       size_t t = std::uniform_int_distribution<size_t>(0, c.tiles.size() - 1)(rng);
       auto& f = c.tiles[t];
-      const TileAxis& axis = sk.axes()[t];
-      if (f.size() < 2 || axis.extent <= 1)
+      if (f.size() < 2 || sk.axes()[t].extent <= 1)
         continue;
       size_t a = std::uniform_int_distribution<size_t>(0, f.size() - 1)(rng);
       size_t b = std::uniform_int_distribution<size_t>(0, f.size() - 2)(rng);
       if (b >= a)
         ++b;
-      // The innermost factor stays within its bounds (a whole number of
-      // vectors unless it already was not: a config from an older log).
-      bool whole = f.back() % axis.innermost_multiple == 0;
-      auto fits = [&](size_t level, std::int64_t factor) {
-        return level + 1 < f.size() ||
-               (factor <= axis.max_innermost && (!whole || factor % axis.innermost_multiple == 0));
-      };
-      const std::int64_t product = f[a] * f[b];
-      std::vector<std::int64_t> choices; // the new factor of level a
-      auto consider = [&](std::int64_t x) {
-        if (x != f[a] && fits(a, x) && fits(b, product / x))
-          choices.push_back(x);
-      };
-      for (std::int64_t x = 1; x * x <= product; ++x)
-        if (product % x == 0) {
-          consider(x);
-          if (x * x != product)
-            consider(product / x);
-        }
+      std::vector<std::int64_t> choices = exchanged_factors(f, sk.axes()[t], a, b);
       if (choices.empty())
         continue;
+      const std::int64_t product = f[a] * f[b];
       f[a] = choices[std::uniform_int_distribution<size_t>(0, choices.size() - 1)(rng)];
       f[b] = product / f[a];
       return c;
@@ -834,6 +842,44 @@ SketchConfig SketchSpace::mutate(const SketchConfig& config, std::mt19937_64& rn
     c.parallel[p] = std::uniform_int_distribution<int>(1, sk.max_parallel(p))(rng);
   }
   return c;
+}
+
+std::vector<std::pair<int, SketchConfig>>
+SketchSpace::neighbours(const SketchConfig& config) const {
+  std::vector<std::pair<int, SketchConfig>> out;
+  const Sketch& sk = sketches_.at(config.sketch);
+  const int tiles = static_cast<int>(config.tiles.size());
+  for (int t = 0; t < tiles; ++t) {
+    const auto& f = config.tiles[t];
+    if (sk.axes()[t].extent <= 1)
+      continue;
+    for (size_t a = 0; a < f.size(); ++a)
+      for (size_t b = a + 1; b < f.size(); ++b)
+        for (std::int64_t x : exchanged_factors(f, sk.axes()[t], a, b)) {
+          SketchConfig c = config;
+          c.tiles[t][b] = f[a] * f[b] / x;
+          c.tiles[t][a] = x;
+          out.emplace_back(t, std::move(c));
+        }
+  }
+  for (size_t p = 0; p < config.parallel.size(); ++p) {
+    const int plan = static_cast<int>(p);
+    if (params_.cores > 1)
+      for (int n = 1; n <= sk.max_parallel(plan); ++n)
+        if (n != config.parallel[p]) {
+          SketchConfig c = config;
+          c.parallel[p] = n;
+          out.emplace_back(tiles + 2 * plan, std::move(c));
+        }
+    if (sk.uses_unroll(plan))
+      for (std::int64_t u : kUnrollChoices)
+        if (u != config.unroll[p]) {
+          SketchConfig c = config;
+          c.unroll[p] = u;
+          out.emplace_back(tiles + 2 * plan + 1, std::move(c));
+        }
+  }
+  return out;
 }
 
 SketchConfig SketchSpace::crossover(const SketchConfig& a, const SketchConfig& b,

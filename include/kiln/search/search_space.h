@@ -29,6 +29,9 @@ public:
   virtual Point sample(std::mt19937_64& rng) const = 0;
   /// One small random change.
   virtual Point mutate(const Point& p, std::mt19937_64& rng) const = 0;
+  /// Every point one mutation away, each with the index of the decision it
+  /// changes (a tile axis, a plan's annotation, a knob).
+  virtual std::vector<std::pair<int, Point>> neighbours(const Point&) const { return {}; }
   /// A child mixing two parents (may return `a` when they cannot mix).
   virtual Point crossover(const Point& a, const Point& b, std::mt19937_64& rng) const = 0;
   /// The schedule of a point; the Error when it cannot be built.
@@ -68,6 +71,7 @@ public:
   std::string name() const override { return "sketch"; }
   Point sample(std::mt19937_64& rng) const override;
   Point mutate(const Point& p, std::mt19937_64& rng) const override;
+  std::vector<std::pair<int, Point>> neighbours(const Point& p) const override;
   Point crossover(const Point& a, const Point& b, std::mt19937_64& rng) const override;
   Expected<schedule::State> state(const Point& p) const override;
   measure::Config config(const Point& p) const override;
@@ -92,6 +96,7 @@ public:
   std::string name() const override { return "template"; }
   Point sample(std::mt19937_64& rng) const override;
   Point mutate(const Point& p, std::mt19937_64& rng) const override;
+  std::vector<std::pair<int, Point>> neighbours(const Point& p) const override;
   Point crossover(const Point& a, const Point& b, std::mt19937_64& rng) const override;
   Expected<schedule::State> state(const Point& p) const override;
   measure::Config config(const Point& p) const override;

@@ -11,7 +11,10 @@
 //    goes to the sketches behind the leading one while they are in the
 //    race: without it one sketch took 920-940 of 1000 trials, because the
 //    model scores another sketch's poorly tiled early configs low and
-//    roulette selection then drops their children (docs/tuning.md);
+//    roulette selection then drops their children (docs/tuning.md); and
+//    a share sweeps the neighbourhoods of the best configs one decision at
+//    a time, because the model never proposes a value it learnt from a few
+//    poor samples to score low;
 //  - annealing (AutoTVM): persistent chains walk the space by mutation,
 //    accepting by the Metropolis rule on model scores while the temperature
 //    falls, stopping early when the best set stops changing;
@@ -44,6 +47,9 @@ struct StrategyOptions {
   double sketch_share = 0.25;       ///< evolutionary: picks kept for the sketches behind the lead
   int sketch_warmup = 32;           ///< evolutionary: trials every sketch gets a share of
   double sketch_cutoff = 0.5;       ///< evolutionary: share of the best a sketch must keep
+  double local_share = 0.25;        ///< evolutionary: picks near each sketch's best
+  int sketch_patience = 48;         ///< evolutionary: trials without a better config = stalled
+  double sketch_stall_share = 0.5;  ///< evolutionary: picks kept behind a stalled lead
   int sa_chains = 64;               ///< annealing: parallel chains
   int sa_steps = 100;               ///< annealing: steps per round
   double sa_temperature = 1.0;      ///< annealing: starting temperature (falls to 0)

@@ -23,6 +23,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace kiln::space {
@@ -77,6 +78,9 @@ public:
   KnobConfig sample(std::mt19937_64& rng) const;
   /// One knob with more than one choice redrawn to a different choice.
   KnobConfig mutate(const KnobConfig& config, std::mt19937_64& rng) const;
+  /// Every config one knob away (each other choice of each knob), with the
+  /// knob's index.
+  std::vector<std::pair<int, KnobConfig>> neighbours(const KnobConfig& config) const;
   /// Single-point crossover (AutoTVM's GA): knobs before a random cut from
   /// `a`, the rest from `b`.
   KnobConfig crossover(const KnobConfig& a, const KnobConfig& b, std::mt19937_64& rng) const;

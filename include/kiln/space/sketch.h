@@ -189,6 +189,10 @@ public:
   /// moved from one to the other, or factors exchanged), redraw an unroll
   /// step, or change the parallel granularity.
   SketchConfig mutate(const SketchConfig& config, std::mt19937_64& rng) const;
+  /// Every config one mutation away, each with the decision it changes: a
+  /// tile axis t is decision t; plan p's parallel loops and unroll step are
+  /// decisions tiles + 2p and tiles + 2p + 1.
+  std::vector<std::pair<int, SketchConfig>> neighbours(const SketchConfig& config) const;
   /// Takes each decision group (a tile axis, a plan's annotations) from one
   /// parent or the other; both parents must share a sketch.
   SketchConfig crossover(const SketchConfig& a, const SketchConfig& b, std::mt19937_64& rng) const;

@@ -104,6 +104,27 @@ TEST_CASE("mutation changes one knob; crossover mixes at one cut", "[space][conf
   REQUIRE(one.mutate({0, 0}, rng) == KnobConfig{0, 1});
 }
 
+TEST_CASE("a config's neighbours are every other choice of each knob", "[space][config]") {
+  ConfigSpace sp = small_space();
+  std::mt19937_64 rng(4);
+  KnobConfig x = sp.sample(rng);
+  auto near = sp.neighbours(x);
+  std::size_t expected = 0;
+  for (std::size_t k = 0; k < sp.knobs().size(); ++k)
+    expected += sp.knobs()[k].size() - 1;
+  REQUIRE(near.size() == expected);
+  std::set<KnobConfig> all;
+  for (const auto& [knob, n] : near) {
+    REQUIRE(sp.valid(n));
+    REQUIRE(all.insert(n).second);
+    for (std::size_t k = 0; k < x.size(); ++k)
+      REQUIRE((n[k] == x[k]) == (static_cast<int>(k) != knob));
+  }
+  for (int i = 0; i < 100; ++i)
+    REQUIRE(all.count(sp.mutate(x, rng)) == 1);
+  REQUIRE(sp.neighbours({99, 99, 99}).empty()); // not in the space
+}
+
 TEST_CASE("a view reads the chosen values by knob name", "[space][config]") {
   ConfigSpace sp = small_space();
   KnobConfig c = sp.at(sp.index_of({1, 1, 1, 2}));

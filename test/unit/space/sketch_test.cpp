@@ -354,6 +354,47 @@ TEST_CASE("one mutation moves any divisor of a tile factor, as Ansor's does", "[
     CHECK(blocks.count(block) == 1);
 }
 
+TEST_CASE("a config's neighbours are every config one mutation away", "[space][sample]") {
+  // The search sweeps a best config's neighbourhood one decision at a time
+  // (strategy.cpp): every mutation must be in it, each neighbour differs
+  // from the config in the one decision it names, and the packed panel's k
+  // block reaches every divisor of the extent from 16 in one step.
+  ir::ComputeDAG dag = test::matmul_dag(1024, 1024, 1024);
+  SketchSpace sp(dag, SpaceParams{16, 2, 64});
+  std::mt19937_64 rng(9);
+  for (int sketch = 0; sketch < static_cast<int>(sp.sketches().size()); ++sketch) {
+    SketchConfig c = sp.sample(sketch, rng);
+    c.tiles.back() = {64, 16};
+    const int tiles = static_cast<int>(c.tiles.size());
+    auto near = sp.neighbours(c);
+    std::set<std::vector<std::int64_t>> all;
+    std::set<std::int64_t> blocks;
+    for (const auto& [decision, n] : near) {
+      REQUIRE(all.insert(sp.flatten(n)).second); // no neighbour twice
+      REQUIRE(sp.flatten(n) != sp.flatten(c));
+      for (int t = 0; t < tiles; ++t)
+        REQUIRE((n.tiles[t] == c.tiles[t]) == (t != decision));
+      for (size_t p = 0; p < c.parallel.size(); ++p) {
+        const int plan = tiles + 2 * static_cast<int>(p);
+        REQUIRE((n.parallel[p] == c.parallel[p]) == (plan != decision));
+        REQUIRE((n.unroll[p] == c.unroll[p]) == (plan + 1 != decision));
+      }
+      if (decision == tiles - 1)
+        blocks.insert(n.tiles.back().back());
+    }
+    std::set<std::int64_t> every_other; // k blocks within the sketch's bound
+    for (std::int64_t b = 1; b <= sp.sketches()[sketch].axes().back().max_innermost; b *= 2)
+      if (b != 16)
+        every_other.insert(b);
+    CHECK(blocks == every_other);
+    for (int i = 0; i < 500; ++i) {
+      SketchConfig m = sp.mutate(c, rng);
+      if (sp.flatten(m) != sp.flatten(c))
+        REQUIRE(all.count(sp.flatten(m)) == 1);
+    }
+  }
+}
+
 TEST_CASE("a vectorized register tile is drawn and mutated as whole vectors", "[space][sample]") {
   // matmul's j (every sketch) and conv's k (the weight-vectorized sketch)
   // are whole numbers of 16-lane vectors; conv's x (56, 3.5 vectors) and
