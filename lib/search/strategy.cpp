@@ -41,8 +41,8 @@ const OptionField kOptionFields[] = {
      "evolutionary: after its warm-up a sketch stays in the race while its best is this share "
      "of the best"},
     {"local_share", &StrategyOptions::local_share, nullptr,
-     "evolutionary: share of each round's picks from the neighbourhoods of each sketch's best, one "
-     "decision at a time"},
+     "evolutionary: share of each round's picks, while the lead is stalled, from the "
+     "neighbourhoods of the sketches' best configs, one decision at a time"},
     {"sketch_patience", nullptr, &StrategyOptions::sketch_patience,
      "evolutionary: trials without a better config after which the lead counts as stalled "
      "(0: never)"},
@@ -328,7 +328,7 @@ public:
     std::vector<std::pair<double, Point>> scored;
     for (auto& [k, v] : found)
       scored.push_back(std::move(v));
-    return pick(ctx, std::move(scored), neighbourhoods(ctx, best), n);
+    return pick(ctx, std::move(scored), best, n);
   }
 
 private:
@@ -387,7 +387,8 @@ private:
   }
 
   /// The round's picks, in three parts:
-  ///  - `local_share` from the neighbourhoods of the leading sketch's and
+  ///  - while the lead is stalled, `local_share` from the neighbourhoods of the leading sketch's
+  ///  and
   ///    the contenders' best configs, one decision at a time in turn: the
   ///    best predicted neighbour that changes tile axis i, then j, ... The
   ///    model, from a few poor samples with a packed panel's k block of
@@ -402,7 +403,7 @@ private:
   ///    8% faster once tuned, had 63; docs/tuning.md);
   ///  - the rest by score, with an epsilon share at random.
   std::vector<Point> pick(SearchContext& ctx, std::vector<std::pair<double, Point>> scored,
-                          std::vector<std::vector<Neighbour>> near, int n) {
+                          const std::vector<std::vector<const MeasuredPoint*>>& best, int n) {
     Race race = race_of(ctx);
     std::vector<int> contenders = families_in_race(race, o_.sketch_warmup, o_.sketch_cutoff);
     std::vector<Point> out;
@@ -414,23 +415,29 @@ private:
       return true;
     };
 
-    // Every other round the leading sketch's neighbourhood, else the next
-    // contender's: a whole round's local picks go to one sketch, so that a
-    // sweep over its decisions takes a few rounds, not dozens.
-    const std::int64_t round = round_++;
-    int sweeping = race.leader;
-    if (!contenders.empty() && (round % 2 == 1 || sweeping < 0))
-      sweeping = contenders[static_cast<size_t>(round / 2) % contenders.size()];
-    if (sweeping >= 0)
-      sweep(ctx, near[static_cast<size_t>(sweeping)], next_decision_[sweeping],
-            static_cast<int>(std::round(n * o_.local_share)), take);
-    for (auto& family : near)
-      for (Neighbour& c : family)
-        scored.emplace_back(c.score, std::move(c.point));
+    // While the lead is stalled, every other round sweeps the leading
+    // sketch's neighbourhood, else the next contender's: a whole round's
+    // local picks go to one sketch, so that a sweep over its decisions takes
+    // a few rounds, not dozens. Not before: early on, the model's own picks
+    // pay more (matmul 1024³, 200 trials, seeds 5-8: 277 GFLOPS on average
+    // sweeping from the start, 286 without).
+    const bool stalled = o_.sketch_patience > 0 && race.stalled >= o_.sketch_patience;
+    if (stalled) {
+      std::vector<std::vector<Neighbour>> near = neighbourhoods(ctx, best);
+      const std::int64_t round = sweeps_++;
+      int sweeping = race.leader;
+      if (!contenders.empty() && (round % 2 == 1 || sweeping < 0))
+        sweeping = contenders[static_cast<size_t>(round / 2) % contenders.size()];
+      if (sweeping >= 0)
+        sweep(ctx, near[static_cast<size_t>(sweeping)], next_decision_[sweeping],
+              static_cast<int>(std::round(n * o_.local_share)), take);
+      for (auto& family : near)
+        for (Neighbour& c : family)
+          scored.emplace_back(c.score, std::move(c.point));
+    }
     std::stable_sort(scored.begin(), scored.end(),
                      [](const auto& a, const auto& b) { return a.first > b.first; });
 
-    const bool stalled = o_.sketch_patience > 0 && race.stalled >= o_.sketch_patience;
     const double share =
         stalled ? std::max(o_.sketch_share, o_.sketch_stall_share) : o_.sketch_share;
     const int left_after_local = n - static_cast<int>(out.size());
@@ -453,7 +460,7 @@ private:
   }
 
   StrategyOptions o_;
-  std::int64_t round_ = 0;
+  std::int64_t sweeps_ = 0;          ///< rounds that swept a neighbourhood
   std::map<int, int> next_decision_; ///< per sketch: the decision its next local pick changes
 };
 

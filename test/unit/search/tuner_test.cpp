@@ -49,18 +49,6 @@ double late_sketch_seconds(const space::SketchSpace& sp, const Point& p) {
   return simulated_seconds(sp, p) + (0.8 * std::abs(k_block - 7) - 1.2) * 1e-3;
 }
 
-/// A machine with a trap: the packed sketch (3) is by far the fastest with
-/// a reduction block of 32 and the simulated machine's best register tile
-/// (i 4, j 16), and the slowest with that block and any other tile. A model
-/// trained on random samples learns that a block of 32 is slow.
-double trap_seconds(const space::SketchSpace& sp, const Point& p) {
-  auto c = sp.unflatten(p);
-  if (!c || c->sketch != 3 || c->tiles[2].back() != 32)
-    return simulated_seconds(sp, p);
-  const bool best_tile = c->tiles[0].back() == 4 && c->tiles[1].back() == 16;
-  return simulated_seconds(sp, p) + (best_tile ? -0.9e-3 : 3e-3);
-}
-
 using CostFunction = double (*)(const space::SketchSpace&, const Point&);
 
 class SimulatedMeasurer : public measure::Measurer {
@@ -219,10 +207,8 @@ TEST_CASE("evolutionary keeps measuring the sketches behind the lead", "[search]
     Fixture f(late_sketch_seconds);
     StrategyOptions options;
     options.sketch_share = share;
-    if (share == 0) { // Ansor's picks: none kept for any sketch
-      options.local_share = 0;
-      options.sketch_patience = 0;
-    }
+    if (share == 0)
+      options.sketch_patience = 0; // Ansor's picks: none kept for any sketch
     model::XGBoostModel model;
     TuneResult r = f.tune("evolutionary", model, 128, seed, options);
     std::vector<int> trials(f.space.families(), 0);
@@ -241,29 +227,77 @@ TEST_CASE("evolutionary keeps measuring the sketches behind the lead", "[search]
   }
 }
 
-TEST_CASE("evolutionary tries every decision near the best configs", "[search][tuner]") {
-  // The trap: random samples teach the model that the packed sketch's
-  // reduction block of 32 is slow, so it never proposes that block by
-  // score alone; the neighbourhood sweep changes each decision of each
-  // sketch's best config in turn, and finds it.
-  auto found = [](std::uint64_t seed, double local_share) {
-    Fixture f(trap_seconds);
-    StrategyOptions options;
-    options.local_share = local_share;
-    model::XGBoostModel model;
-    TuneResult r = f.tune("evolutionary", model, 240, seed, options);
-    return best_seconds(r) < 1e-3; // the trap's reward taken
-  };
-  // Seeded: with the sweep 3 of the 6 runs find it (the others tune sketch
-  // 3's tile elsewhere first), without it 1.
-  int with = 0, without = 0;
-  for (std::uint64_t seed : {1, 2, 3, 4, 5, 6}) {
-    with += found(seed, 0.25);
-    without += found(seed, 0);
+namespace {
+
+/// A search at a stalled lead: sketch 0's first measured config is the best
+/// and 63 more of it were not better; sketches 1-3 have 8 configs each,
+/// half as fast. The model is trained on them.
+struct StalledRace {
+  Fixture f;
+  model::XGBoostModel model;
+  std::mt19937_64 rng{3};
+  SearchContext ctx{f.space, model, rng};
+  Point best;
+
+  StalledRace() {
+    std::vector<model::Sample> samples;
+    auto measured = [&](const Point& p, double throughput) {
+      ctx.measured.push_back({p, throughput});
+      ctx.measured_keys.insert(point_key(p));
+      samples.push_back({ctx.features(p), throughput / 10, "test"});
+    };
+    best = f.space.sample_family(0, rng);
+    measured(best, 10);
+    for (const Point& p : ctx.random_unmeasured(63, {}, 0))
+      measured(p, 1);
+    for (int family = 1; family < 4; ++family)
+      for (const Point& p : ctx.random_unmeasured(8, {}, family))
+        measured(p, 5);
+    model.train(samples);
   }
-  CAPTURE(with, without);
-  CHECK(with >= 3);
-  CHECK(without <= 1);
+
+  std::vector<Point> propose(const StrategyOptions& options) {
+    auto strategy = make_strategy("evolutionary", options);
+    REQUIRE(strategy.ok());
+    return (**strategy).propose(ctx, 16);
+  }
+};
+
+} // namespace
+
+TEST_CASE("a stalled lead: its neighbourhood swept, more picks for the sketches behind",
+          "[search][tuner]") {
+  StrategyOptions options;
+  options.population = 128;
+  options.generations = 2;
+  StalledRace race;
+  std::vector<Point> picks = race.propose(options);
+  REQUIRE(picks.size() == 16);
+  // The first round of a stall sweeps the leader's best config: 4 picks,
+  // each one decision away from it, each changing the next decision.
+  std::map<std::string, int> decision_of;
+  for (const auto& [decision, p] : race.f.space.neighbours(race.best))
+    decision_of[point_key(p)] = decision;
+  for (int i = 0; i < 4; ++i) {
+    CAPTURE(i);
+    REQUIRE(decision_of.count(point_key(picks[i])) == 1);
+    if (i > 0)
+      CHECK(decision_of[point_key(picks[i])] > decision_of[point_key(picks[i - 1])]);
+  }
+  // Then half of the other 12 for the sketches behind, the least measured
+  // first (all three have 8: one each in turn).
+  std::map<int, int> behind;
+  for (size_t i = 4; i < 10; ++i)
+    ++behind[race.f.space.family(picks[i])];
+  CHECK(behind == std::map<int, int>{{1, 2}, {2, 2}, {3, 2}});
+
+  // Never stalled: no sweep, a quarter kept for the sketches behind.
+  options.sketch_patience = 0;
+  std::vector<Point> calm = StalledRace().propose(options);
+  behind.clear();
+  for (size_t i = 0; i < 4; ++i)
+    ++behind[race.f.space.family(calm[i])];
+  CHECK(behind.count(0) == 0);
 }
 
 TEST_CASE("resume continues without measuring anything twice", "[search][tuner]") {
