@@ -387,17 +387,16 @@ private:
   }
 
   /// The round's picks, in three parts:
-  ///  - while the lead is stalled, `local_share` from the neighbourhoods of the leading sketch's
-  ///  and
-  ///    the contenders' best configs, one decision at a time in turn: the
-  ///    best predicted neighbour that changes tile axis i, then j, ... The
-  ///    model, from a few poor samples with a packed panel's k block of
-  ///    128, scores that block low everywhere and never proposes it by
-  ///    score alone, however good it is in the best config (matmul 1024³:
-  ///    0 of 600 trials of the packed sketch tried 128 or 256 near its
-  ///    best, and it stayed 15% behind);
+  ///  - while the lead is stalled, `local_share` from the neighbourhood of
+  ///    the leading sketch's or a contender's best config, one decision at
+  ///    a time in turn: the best predicted neighbour that changes tile axis
+  ///    i, then j, ... The model, from a few poor samples with a packed
+  ///    panel's k block of 128, scores that block low everywhere and never
+  ///    proposes it by score alone, however good it is in the best config
+  ///    (matmul 1024³: none of 600 trials tried 128 or 256 near the packed
+  ///    sketch's best, and it stayed 15% behind);
   ///  - a share for the contenders, the least measured first, each its best
-  ///    predicted config; the share grows once the lead has stalled, as the
+  ///    predicted config; the share grows while the lead is stalled, as the
   ///    model keeps proposing the leading sketch's configs after they stop
   ///    paying (270 trials without a better one while the packed sketch,
   ///    8% faster once tuned, had 63; docs/tuning.md);
@@ -418,9 +417,11 @@ private:
     // While the lead is stalled, every other round sweeps the leading
     // sketch's neighbourhood, else the next contender's: a whole round's
     // local picks go to one sketch, so that a sweep over its decisions takes
-    // a few rounds, not dozens. Not before: early on, the model's own picks
-    // pay more (matmul 1024³, 200 trials, seeds 5-8: 277 GFLOPS on average
-    // sweeping from the start, 286 without).
+    // a few rounds, not dozens. Not before: while configs keep improving,
+    // the model's own picks pay, and scoring the neighbourhoods costs time
+    // each round; sweeping from the first round was no better (matmul
+    // 1024³, seeds 5-8: 277 / 300 GFLOPS on average after 200 / 600
+    // trials, against 279 / 302; docs/tuning.md).
     const bool stalled = o_.sketch_patience > 0 && race.stalled >= o_.sketch_patience;
     if (stalled) {
       std::vector<std::vector<Neighbour>> near = neighbourhoods(ctx, best);
