@@ -364,11 +364,10 @@ private:
   }
 
   /// Takes up to `count` neighbours, each changing the next decision (in
-  /// turn from `decision`) that has an untaken one: the best predicted of
-  /// those that change it.
+  /// turn from `decision`) that has one `take` accepts (not measured, not
+  /// picked yet): the best predicted of those that change it.
   template <class Take>
-  static void sweep(const SearchContext& ctx, const std::vector<Neighbour>& cands, int& decision,
-                    int count, Take& take) {
+  static void sweep(const std::vector<Neighbour>& cands, int& decision, int count, Take& take) {
     int decisions = 0;
     for (const Neighbour& c : cands)
       decisions = std::max(decisions, c.decision + 1);
@@ -376,7 +375,7 @@ private:
          decision = (decision + 1) % decisions) {
       bool took = false;
       for (const Neighbour& c : cands)
-        if (c.decision == decision && !ctx.is_measured(c.point) && take(c.point)) {
+        if (c.decision == decision && take(c.point)) {
           took = true;
           break;
         }
@@ -430,7 +429,7 @@ private:
       if (!contenders.empty() && (round % 2 == 1 || sweeping < 0))
         sweeping = contenders[static_cast<size_t>(round / 2) % contenders.size()];
       if (sweeping >= 0)
-        sweep(ctx, near[static_cast<size_t>(sweeping)], next_decision_[sweeping],
+        sweep(near[static_cast<size_t>(sweeping)], next_decision_[sweeping],
               static_cast<int>(std::round(n * o_.local_share)), take);
       for (auto& family : near)
         for (Neighbour& c : family)

@@ -13,10 +13,7 @@ Point TemplateSearchSpace::mutate(const Point& p, std::mt19937_64& rng) const {
 }
 
 std::vector<std::pair<int, Point>> TemplateSearchSpace::neighbours(const Point& p) const {
-  std::vector<std::pair<int, Point>> out;
-  for (auto& [knob, n] : template_->space().neighbours(p))
-    out.emplace_back(knob, std::move(n));
-  return out;
+  return template_->space().neighbours(p); // a point is its knob choices
 }
 
 Point TemplateSearchSpace::crossover(const Point& a, const Point& b, std::mt19937_64& rng) const {
