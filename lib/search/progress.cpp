@@ -52,6 +52,18 @@ std::string summary(const TuneResult& result, const std::string& op_file,
   if (result.naive && result.naive->result.ok())
     out += fmt::format("naive schedule: {:.2f} GFLOPS; speedup {:.1f}x\n", result.naive->gflops(),
                        result.naive->result.median() / b.result.median());
+  for (const measure::Record& s : result.starts) {
+    if (!s.result.ok())
+      out += fmt::format("start schedule (trial {}) failed: {} ({})\n", s.trial,
+                         measure::error_name(s.result.error), s.result.message);
+    else if (s.config.key() == b.config.key())
+      out +=
+          fmt::format("start schedule (trial {}): the best; no config found was faster\n", s.trial);
+    else
+      out += fmt::format("start schedule (trial {}): {:.2f} GFLOPS on its first timing; the best "
+                         "is {:.2f}x it\n",
+                         s.trial, s.gflops(), s.result.median() / b.result.median());
+  }
   if (!schedule_file.empty()) {
     out += fmt::format("best schedule written to {}\n", schedule_file);
     out += fmt::format("  see it:    kiln dump {} --schedule {} --stage loopnest\n", op_file,

@@ -132,6 +132,37 @@ void Tuner::resume(const std::vector<measure::Record>& records) {
     retrain();
 }
 
+/// Measures one config outside the strategy's proposals (the naive
+/// schedule, a start config): a trial like the others, logged and learnt.
+void Tuner::measure_fixed(const measure::Config& config, TuneResult& result) {
+  measure::Record r = make_record(config, measurer_.measure({config}).front());
+  learn(r, space_.point_of(config));
+  ++result.trials;
+  result.errors += r.result.ok() ? 0 : 1;
+  result.records.push_back(r);
+  if (task_.log)
+    (void)task_.log->append({r});
+}
+
+void Tuner::measure_starts(TuneResult& result) {
+  for (const measure::Config& c : options_.start_configs) {
+    if (!measured_configs_.count(c.key())) {
+      if (result.trials >= options_.trials)
+        break;
+      measure_fixed(c, result);
+      result.starts.push_back(result.records.back());
+      continue;
+    }
+    // Measured before this run (a resumed log): its fastest timing.
+    const measure::Record* found = nullptr;
+    for (const measure::Record& r : valid_)
+      if (r.config.key() == c.key() && (!found || r.result.median() < found->result.median()))
+        found = &r;
+    if (found)
+      result.starts.push_back(*found);
+  }
+}
+
 bool Tuner::out_of_time(double spent) const {
   return options_.time_budget_seconds > 0 && spent >= options_.time_budget_seconds;
 }
@@ -268,19 +299,10 @@ Expected<TuneResult> Tuner::run_online(const std::function<void(const RoundStats
     return strategy.error();
   Stopwatch clock;
   TuneResult result;
-  if (options_.measure_naive && !naive_ && options_.trials > 0) {
-    measure::Config naive;
-    if (!measured_configs_.count(naive.key())) {
-      measured_configs_.insert(naive.key());
-      measure::Record r = make_record(naive, measurer_.measure({naive}).front());
-      learn(r, std::nullopt);
-      ++result.trials;
-      result.errors += r.result.ok() ? 0 : 1;
-      result.records.push_back(r);
-      if (task_.log)
-        (void)task_.log->append({r});
-    }
-  }
+  if (options_.measure_naive && !naive_ && options_.trials > 0 &&
+      !measured_configs_.count(measure::Config{}.key()))
+    measure_fixed(measure::Config{}, result);
+  measure_starts(result);
   int stale_rounds = 0;
   for (int round = 0; result.trials < options_.trials; ++round) {
     if (out_of_time(clock.elapsed_ms() / 1e3)) {
@@ -379,6 +401,10 @@ Expected<TuneResult> Tuner::run_offline() {
                                            "strategy does not use one (use evolutionary or "
                                            "annealing)",
                                            options_.strategy));
+  if (!options_.start_configs.empty())
+    return Error("bad-option", "offline tuning measures nothing while it searches, so it cannot "
+                               "start from a schedule: tune online or hybrid, or time the "
+                               "schedule with kiln run");
   Stopwatch clock;
   TuneResult result;
   auto picks = shortlist(**strategy, ctx_, options_.offline_rounds, options_.batch,
@@ -429,13 +455,15 @@ Expected<TuneResult> Tuner::run_hybrid(const std::function<void(const RoundStats
     return strategy.error();
   Stopwatch clock;
   TuneResult result;
+  measure_starts(result);
   double predict_budget = options_.time_budget_seconds > 0
                               ? options_.time_budget_seconds * (1 - options_.measure_fraction)
                               : 0;
   auto picks = shortlist(**strategy, ctx_, options_.offline_rounds,
                          std::max(options_.batch, options_.trials), predict_budget, clock);
-  if (static_cast<int>(picks.size()) > options_.trials)
-    picks.resize(options_.trials);
+  const auto left = static_cast<size_t>(std::max<std::int64_t>(0, options_.trials - result.trials));
+  if (picks.size() > left)
+    picks.resize(left);
   double filter_seconds = clock.elapsed_ms() / 1e3;
   for (size_t at = 0; at < picks.size(); at += options_.batch) {
     if (out_of_time(clock.elapsed_ms() / 1e3)) {

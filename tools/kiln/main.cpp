@@ -41,11 +41,15 @@ struct OpOptions {
   std::string schedule; ///< schedule file; empty for the naive schedule
 };
 
-void add_op_options(CLI::App* cmd, OpOptions& op) {
+/// `schedule_help`: what --schedule means to the command; empty: the
+/// command takes no schedule.
+void add_op_options(CLI::App* cmd, OpOptions& op,
+                    const std::string& schedule_help =
+                        "schedule file (JSON steps, docs/schedule-format.md); default: naive") {
   cmd->add_option("opfile", op.file, "operator file (.kop)")->required();
   cmd->add_option("--set", op.sets, "override a parameter, NAME=VALUE (repeatable)");
-  cmd->add_option("--schedule", op.schedule,
-                  "schedule file (JSON steps, docs/schedule-format.md); default: naive");
+  if (!schedule_help.empty())
+    cmd->add_option("--schedule", op.schedule, schedule_help);
 }
 
 } // namespace
@@ -66,16 +70,33 @@ static Expected<ir::ComputeDAG> load_op(const OpOptions& op) {
   return ir::parse_op_file(op.file, overrides);
 }
 
-/// The op's loop nest under the chosen schedule.
-static Expected<schedule::LoweredFunc> lower_op(const ir::ComputeDAG& dag, const OpOptions& op) {
-  if (op.schedule.empty())
-    return schedule::lower_naive(dag);
-  auto steps = schedule::read_schedule_file(op.schedule);
+/// A schedule file's steps, checked against the op: they must replay.
+static Expected<schedule::State> read_schedule_state(const ir::ComputeDAG& dag,
+                                                     const std::string& file) {
+  auto steps = schedule::read_schedule_file(file);
   if (!steps)
     return steps.error();
   auto state = schedule::State::replay(dag, *steps);
   if (!state)
-    return Error(state.error().id(), fmt::format("{}: {}", op.schedule, state.error().message()));
+    return Error(state.error().id(), fmt::format("{}: {}", file, state.error().message()));
+  return state;
+}
+
+static Expected<std::vector<schedule::Step>> read_schedule_steps(const ir::ComputeDAG& dag,
+                                                                 const std::string& file) {
+  auto state = read_schedule_state(dag, file);
+  if (!state)
+    return state.error();
+  return state->steps();
+}
+
+/// The op's loop nest under the chosen schedule.
+static Expected<schedule::LoweredFunc> lower_op(const ir::ComputeDAG& dag, const OpOptions& op) {
+  if (op.schedule.empty())
+    return schedule::lower_naive(dag);
+  auto state = read_schedule_state(dag, op.schedule);
+  if (!state)
+    return state.error();
   return schedule::lower(*state);
 }
 
@@ -470,6 +491,14 @@ static int tune_command(CLI::App* cmd, const OpOptions& op, TuneFlags& flags) {
   if (!sp)
     return fail(sp.error());
 
+  if (!op.schedule.empty()) {
+    auto steps = read_schedule_steps(*dag, op.schedule);
+    if (!steps)
+      return fail(steps.error());
+    measure::Config start;
+    start.steps = std::move(*steps);
+    flags.options.start_configs.push_back(std::move(start));
+  }
   std::string log_path = flags.log.empty() ? dag->name() + ".jsonl" : flags.log;
   std::vector<measure::Record> history;
   if (flags.resume) {
@@ -752,7 +781,7 @@ int main(int argc, char** argv) {
   int samples = 0;
   std::uint64_t seed = 1;
   CLI::App* space_cmd = app.add_subcommand("space", "show an operator's search space");
-  add_op_options(space_cmd, op);
+  add_op_options(space_cmd, op, "");
   space_cmd->add_flag("--sketches", show_sketches, "print the sketches as loop nests");
   space_cmd->add_option("--sample", samples, "print N random configs (as steps)");
   space_cmd->add_option("--seed", seed, "random seed")->capture_default_str();
@@ -765,7 +794,9 @@ int main(int argc, char** argv) {
 
   TuneFlags tune_flags;
   CLI::App* tune = app.add_subcommand("tune", "find the fastest correct kernel for an operator");
-  add_op_options(tune, op);
+  add_op_options(tune, op,
+                 "a schedule file to start from (a backend's own, a hand-written one): measured "
+                 "first, in the race for the best (docs/tuning.md)");
   add_tune_flags(tune, tune_flags);
   tune->add_option("--log", tune_flags.log, "tuning log (default: OPNAME.jsonl)");
   tune->add_flag("--resume", tune_flags.resume, "continue from the log's records of this task");
@@ -773,7 +804,7 @@ int main(int argc, char** argv) {
   TuneFlags compare_flags;
   compare_flags.options.trials = 64;
   CLI::App* compare = app.add_subcommand("compare", "online vs offline vs hybrid on one budget");
-  add_op_options(compare, op);
+  add_op_options(compare, op, "");
   add_tune_flags(compare, compare_flags);
   compare->add_option("--log", compare_flags.log,
                       "log of the three runs (default: OPNAME.compare.jsonl)");

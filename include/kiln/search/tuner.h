@@ -39,6 +39,12 @@ struct TuneOptions {
   int offline_rounds = 8;        ///< offline / hybrid: prediction rounds of the strategy
   double measure_fraction = 0.5; ///< hybrid: share of the time budget spent measuring
   bool measure_naive = true;     ///< online: trial 0 is the naive schedule (the baseline)
+  /// Online and hybrid: schedules measured first, in the trial budget (a
+  /// backend's own schedule, a hand-written one): they are in the race for
+  /// the best, so the run never ends slower than they are, and the model
+  /// learns from them. Configs measured already (a resumed log) are not
+  /// measured again.
+  std::vector<measure::Config> start_configs;
   /// Online and hybrid: after the last round, the `confirm_top` best configs
   /// are timed `confirm_timings` more times each, in turn, and the best is
   /// the config with the best median over all its timings (0: off). Extra
@@ -54,6 +60,7 @@ using RoundStats = measure::RoundRecord;
 struct TuneResult {
   std::optional<measure::Record> best;
   std::optional<measure::Record> naive;
+  std::vector<measure::Record> starts; ///< the start configs' records (TuneOptions::start_configs)
   std::vector<RoundStats> rounds;
   std::vector<measure::Record> records; ///< this run's
   std::int64_t trials = 0;
@@ -100,6 +107,8 @@ private:
                     const std::function<void(const RoundStats&)>& progress);
   measure::Record make_record(const measure::Config& config, const measure::MeasureResult& r);
   void learn(const measure::Record& r, const std::optional<Point>& point);
+  void measure_fixed(const measure::Config& config, TuneResult& result);
+  void measure_starts(TuneResult& result);
   void retrain();
   bool out_of_time(double spent) const;
   void confirm_best(TuneResult& result);

@@ -118,6 +118,25 @@ private:
   int timed_ = 0;
 };
 
+/// The simulated machine, given a schedule that is no config of the space
+/// (no point, as read from a file): it runs in `start_seconds`.
+class StartMeasurer : public SimulatedMeasurer {
+public:
+  StartMeasurer(const space::SketchSpace& sp, double start_seconds)
+      : SimulatedMeasurer(sp), start_seconds_(start_seconds) {}
+  std::vector<measure::MeasureResult>
+  measure(const std::vector<measure::Config>& configs) override {
+    std::vector<measure::MeasureResult> out = SimulatedMeasurer::measure(configs);
+    for (size_t i = 0; i < configs.size(); ++i)
+      if (configs[i].point.empty() && !configs[i].steps.empty())
+        out[i].costs = {start_seconds_};
+    return out;
+  }
+
+private:
+  double start_seconds_;
+};
+
 struct Fixture {
   explicit Fixture(CostFunction cost = simulated_seconds) : measurer(space.sketches(), cost) {}
 
@@ -298,6 +317,61 @@ TEST_CASE("a stalled lead: its neighbourhood swept, more picks for the sketches 
   for (size_t i = 0; i < 4; ++i)
     ++behind[race.f.space.family(calm[i])];
   CHECK(behind.count(0) == 0);
+}
+
+TEST_CASE("a start schedule is measured first and is the floor of the result", "[search][tuner]") {
+  Fixture f;
+  // A schedule file's steps: a config of the space without its point.
+  std::mt19937_64 rng(5);
+  measure::Config start = f.space.config(f.space.sample(rng));
+  start.point.clear();
+  // Faster than any config of the space (they take at least a microsecond).
+  StartMeasurer measurer(f.space.sketches(), 1e-7);
+  TuneOptions o;
+  o.trials = 24;
+  o.batch = 8;
+  o.strategy_options.population = 128;
+  o.start_configs = {start};
+  model::XGBoostModel model;
+  Tuner tuner(f.task, f.space, measurer, model, o);
+  auto run = tuner.run();
+  REQUIRE(run.ok());
+  CHECK(run->trials == 24); // the start is a trial of the budget
+  REQUIRE(run->records.size() > 2);
+  CHECK(run->records[0].config.key() == measure::Config{}.key()); // the naive schedule
+  CHECK(run->records[1].config.key() == start.key());
+  REQUIRE(run->starts.size() == 1);
+  CHECK(run->starts[0].trial == run->records[1].trial);
+  REQUIRE(run->best.has_value());
+  CHECK(run->best->config.key() == start.key());
+
+  SECTION("resumed, it is not measured again, and still reported") {
+    o.confirm_top = 0;
+    model::XGBoostModel again;
+    Tuner resumed(f.task, f.space, measurer, again, o);
+    resumed.resume(run->records);
+    auto more = resumed.run();
+    REQUIRE(more.ok());
+    for (const measure::Record& r : more->records)
+      CHECK(r.config.key() != start.key());
+    REQUIRE(more->starts.size() == 1);
+    CHECK(more->starts[0].trial == run->records[1].trial);
+    CHECK(more->best->config.key() == start.key());
+  }
+  SECTION("hybrid measures it first, within the budget; offline refuses it") {
+    o.mode = Mode::Hybrid;
+    model::XGBoostModel trained;
+    f.tune("evolutionary", trained, 32);
+    Tuner hybrid(f.task, f.space, measurer, trained, o);
+    auto hy = hybrid.run();
+    REQUIRE(hy.ok());
+    CHECK(hy->trials <= 24);
+    REQUIRE(!hy->records.empty());
+    CHECK(hy->records[0].config.key() == start.key());
+    o.mode = Mode::Offline;
+    Tuner offline(f.task, f.space, measurer, trained, o);
+    CHECK(offline.run().error().id() == "bad-option");
+  }
 }
 
 TEST_CASE("resume continues without measuring anything twice", "[search][tuner]") {
