@@ -52,17 +52,18 @@ std::string summary(const TuneResult& result, const std::string& op_file,
   if (result.naive && result.naive->result.ok())
     out += fmt::format("naive schedule: {:.2f} GFLOPS; speedup {:.1f}x\n", result.naive->gflops(),
                        result.naive->result.median() / b.result.median());
-  for (const measure::Record& s : result.starts) {
-    if (!s.result.ok())
-      out += fmt::format("start schedule (trial {}) failed: {} ({})\n", s.trial,
-                         measure::error_name(s.result.error), s.result.message);
-    else if (s.config.key() == b.config.key())
-      out +=
-          fmt::format("start schedule (trial {}): the best; no config found was faster\n", s.trial);
+  for (const TuneResult::Start& s : result.starts) {
+    if (s.seconds <= 0)
+      out += fmt::format("start schedule (trial {}) failed: {} ({})\n", s.first.trial,
+                         measure::error_name(s.first.result.error), s.first.result.message);
+    else if (s.first.config.key() == b.config.key())
+      out += fmt::format("start schedule (trial {}): the best; no config found was faster\n",
+                         s.first.trial);
     else
-      out += fmt::format("start schedule (trial {}): {:.2f} GFLOPS on its first timing; the best "
-                         "is {:.2f}x it\n",
-                         s.trial, s.gflops(), s.result.median() / b.result.median());
+      out += fmt::format("start schedule (trial {}): {:.2f} GFLOPS (median of {} timing{}); the "
+                         "best is {:.2f}x it\n",
+                         s.first.trial, s.first.task.flops / s.seconds / 1e9, s.timings,
+                         s.timings == 1 ? "" : "s", s.seconds / b.result.median());
   }
   if (!schedule_file.empty()) {
     out += fmt::format("best schedule written to {}\n", schedule_file);

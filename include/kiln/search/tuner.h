@@ -60,7 +60,13 @@ using RoundStats = measure::RoundRecord;
 struct TuneResult {
   std::optional<measure::Record> best;
   std::optional<measure::Record> naive;
-  std::vector<measure::Record> starts; ///< the start configs' records (TuneOptions::start_configs)
+  /// A start config (TuneOptions::start_configs) as the run judged it.
+  struct Start {
+    measure::Record first; ///< its first measurement (a resumed log's, if it was measured there)
+    double seconds = 0;    ///< the median of all its timings, as the best is judged (0: failed)
+    int timings = 0;
+  };
+  std::vector<Start> starts;
   std::vector<RoundStats> rounds;
   std::vector<measure::Record> records; ///< this run's
   std::int64_t trials = 0;
@@ -109,6 +115,7 @@ private:
   void learn(const measure::Record& r, const std::optional<Point>& point);
   void measure_fixed(const measure::Config& config, TuneResult& result);
   void measure_starts(TuneResult& result);
+  void judge_starts(TuneResult& result) const;
   void retrain();
   bool out_of_time(double spent) const;
   void confirm_best(TuneResult& result);

@@ -341,10 +341,24 @@ TEST_CASE("a start schedule is measured first and is the floor of the result", "
   CHECK(run->records[0].config.key() == measure::Config{}.key()); // the naive schedule
   CHECK(run->records[1].config.key() == start.key());
   REQUIRE(run->starts.size() == 1);
-  CHECK(run->starts[0].trial == run->records[1].trial);
+  CHECK(run->starts[0].first.trial == run->records[1].trial);
+  // Judged as the best is: by the median of its timings (confirmed too).
+  CHECK(run->starts[0].seconds == Approx(1e-7));
+  CHECK(run->starts[0].timings == 1 + o.confirm_timings);
   REQUIRE(run->best.has_value());
   CHECK(run->best->config.key() == start.key());
 
+  SECTION("a slow start is timed again too, to compare with the best") {
+    StartMeasurer slow_start(f.space.sketches(), 1.0);
+    model::XGBoostModel fresh;
+    Tuner slow(f.task, f.space, slow_start, fresh, o);
+    auto r = slow.run();
+    REQUIRE(r.ok());
+    REQUIRE(r->starts.size() == 1);
+    CHECK(r->starts[0].timings == 1 + o.confirm_timings);
+    CHECK(r->starts[0].seconds == Approx(1.0));
+    CHECK(r->best->config.key() != start.key());
+  }
   SECTION("resumed, it is not measured again, and still reported") {
     o.confirm_top = 0;
     model::XGBoostModel again;
@@ -355,7 +369,7 @@ TEST_CASE("a start schedule is measured first and is the floor of the result", "
     for (const measure::Record& r : more->records)
       CHECK(r.config.key() != start.key());
     REQUIRE(more->starts.size() == 1);
-    CHECK(more->starts[0].trial == run->records[1].trial);
+    CHECK(more->starts[0].first.trial == run->records[1].trial);
     CHECK(more->best->config.key() == start.key());
   }
   SECTION("hybrid measures it first, within the budget; offline refuses it") {
