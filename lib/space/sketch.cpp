@@ -539,6 +539,7 @@ std::vector<Step> Sketch::steps(const SketchConfig& config) const {
     if (!pack_at.empty()) {
       out.push_back(schedule::CacheReadStep{p.pack, t});
       out.push_back(schedule::ComputeAtStep{p.pack + ".cache", t, pack_at});
+      w.annotate(p.pack + ".cache", p.pack_inner, Annotation::Vectorize);
     }
   }
   return out;
@@ -670,6 +671,7 @@ SketchSpace::SketchSpace(const ir::ComputeDAG& dag, const SpaceParams& params)
           StagePlan plan = multi_level(s.name, s.name + ".local", s.name, axes, true, 1);
           plan.pack = pack;
           plan.pack_axes = pack_axes;
+          plan.pack_inner = fmt::format("ax{}", dag.stage(dag.find_stage(pack)).axes.size() - 1);
           variant(plan,
                   fmt::format("{} tiled in {}.local at level 1, {} packed", s.name, s.name, pack));
         }
