@@ -16,6 +16,18 @@
 using namespace kiln;
 using namespace kiln::space;
 
+/// A config of sketch `sketch`: its tile factors, parallel depths and
+/// unroll steps.
+static SketchConfig config_of(int sketch, std::vector<std::vector<std::int64_t>> tiles,
+                              std::vector<int> parallel, std::vector<std::int64_t> unroll) {
+  SketchConfig c;
+  c.sketch = sketch;
+  c.tiles = std::move(tiles);
+  c.parallel = std::move(parallel);
+  c.unroll = std::move(unroll);
+  return c;
+}
+
 /// The sketch space of ops/OP.kop at its defaults, for 16 lanes and 2 cores.
 static SketchSpace op_space(const char* op) {
   auto dag = ir::parse_op_file(std::string(KILN_SOURCE_DIR) + "/ops/" + op + ".kop");
@@ -262,11 +274,7 @@ TEST_CASE("the hand-written matmul schedule is a member of the sketch space", "[
   SketchSpace sp(dag, SpaceParams{16, 2, 64});
   // Sketch 0 (level 1) with i = 16x1x1x4, j = 4x1x1x16, k = 16x4, parallel
   // over i.0 only, and an auto-unroll step that unrolls the 4 tile rows.
-  SketchConfig c;
-  c.sketch = 0;
-  c.tiles = {{16, 1, 1, 4}, {4, 1, 1, 16}, {16, 4}};
-  c.parallel = {1};
-  c.unroll = {16};
+  SketchConfig c = config_of(0, {{16, 1, 1, 4}, {4, 1, 1, 16}, {16, 4}}, {1}, {16});
   auto from_space = schedule::State::replay(dag, sp.steps(c));
   REQUIRE(from_space.ok());
   REQUIRE(canonical_nest(*from_space) == canonical_nest(hand));
@@ -302,11 +310,7 @@ TEST_CASE("the benchmark's matmul 1024 schedule, B packed, is a member of the sk
   REQUIRE(sp.sketches().size() == 4);
   // Sketch 3: i = 4 x 1 x 32 x 8, j = 4 x 1 x 8 x 32, k = 4 x 256, only
   // C's i.0 parallel, an unroll step that unrolls the 8 tile rows.
-  SketchConfig c;
-  c.sketch = 3;
-  c.tiles = {{4, 1, 32, 8}, {4, 1, 8, 32}, {4, 256}};
-  c.parallel = {1};
-  c.unroll = {16};
+  SketchConfig c = config_of(3, {{4, 1, 32, 8}, {4, 1, 8, 32}, {4, 256}}, {1}, {16});
   auto from_space = schedule::State::replay(dag, sp.steps(c));
   REQUIRE(from_space.ok());
   REQUIRE(canonical_nest(*from_space) == canonical_nest(hand));
@@ -319,11 +323,7 @@ TEST_CASE("the packed panel is copied in vectors, whatever the unroll step", "[s
   ir::ComputeDAG dag = test::matmul_dag(1024, 1024, 1024);
   SketchSpace sp(dag, SpaceParams{16, 2, 64});
   REQUIRE(sp.sketches()[3].name() == "C tiled in C.local at level 1, B packed");
-  SketchConfig c;
-  c.sketch = 3;
-  c.tiles = {{8, 1, 32, 4}, {4, 1, 4, 64}, {8, 128}};
-  c.parallel = {2};
-  c.unroll = {512};
+  SketchConfig c = config_of(3, {{8, 1, 32, 4}, {4, 1, 4, 64}, {8, 128}}, {2}, {512});
   auto state = schedule::State::replay(dag, sp.steps(c));
   REQUIRE(state.ok());
   const std::string nest = schedule::to_string(schedule::lower(*state));
