@@ -371,11 +371,9 @@ struct KilnKernel {
 KilnKernel build_kernel(const ir::ComputeDAG& dag, const std::string& schedule_file,
                         codegen::Compiler& compiler, codegen::Jit& jit, std::uint64_t seed) {
   KilnKernel k;
-  k.steps = take(schedule::read_schedule_file(schedule_file));
-  auto state = schedule::State::replay(dag, k.steps);
-  if (!state)
-    die(Error(state.error().id(), fmt::format("{}: {}", schedule_file, state.error().message())));
-  schedule::LoweredFunc func = schedule::lower(*state);
+  schedule::State state = take(schedule::State::load(dag, schedule_file));
+  k.steps = state.steps();
+  schedule::LoweredFunc func = schedule::lower(state);
   auto object = take(compiler.compile(func));
   k.kernel = take(jit.load(object));
   k.buffers = std::make_unique<measure::ArgumentBuffers>(dag, seed);

@@ -46,6 +46,16 @@ Expected<State> State::replay(const ir::ComputeDAG& dag, const std::vector<Step>
   return replay(State(dag), steps);
 }
 
+Expected<State> State::load(const ir::ComputeDAG& dag, const std::string& path) {
+  auto steps = read_schedule_file(path);
+  if (!steps)
+    return steps.error();
+  auto state = replay(dag, *steps);
+  if (!state)
+    return Error(state.error().id(), fmt::format("{}: {}", path, state.error().message()));
+  return state;
+}
+
 Expected<State> State::replay(State base, const std::vector<Step>& steps) {
   const size_t done = base.steps().size();
   KILN_ASSERT(done <= steps.size() &&

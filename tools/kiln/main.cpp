@@ -70,31 +70,11 @@ static Expected<ir::ComputeDAG> load_op(const OpOptions& op) {
   return ir::parse_op_file(op.file, overrides);
 }
 
-/// A schedule file's steps, checked against the op: they must replay.
-static Expected<schedule::State> read_schedule_state(const ir::ComputeDAG& dag,
-                                                     const std::string& file) {
-  auto steps = schedule::read_schedule_file(file);
-  if (!steps)
-    return steps.error();
-  auto state = schedule::State::replay(dag, *steps);
-  if (!state)
-    return Error(state.error().id(), fmt::format("{}: {}", file, state.error().message()));
-  return state;
-}
-
-static Expected<std::vector<schedule::Step>> read_schedule_steps(const ir::ComputeDAG& dag,
-                                                                 const std::string& file) {
-  auto state = read_schedule_state(dag, file);
-  if (!state)
-    return state.error();
-  return state->steps();
-}
-
 /// The op's loop nest under the chosen schedule.
 static Expected<schedule::LoweredFunc> lower_op(const ir::ComputeDAG& dag, const OpOptions& op) {
   if (op.schedule.empty())
     return schedule::lower_naive(dag);
-  auto state = read_schedule_state(dag, op.schedule);
+  auto state = schedule::State::load(dag, op.schedule);
   if (!state)
     return state.error();
   return schedule::lower(*state);
@@ -492,11 +472,11 @@ static int tune_command(CLI::App* cmd, const OpOptions& op, TuneFlags& flags) {
     return fail(sp.error());
 
   if (!op.schedule.empty()) {
-    auto steps = read_schedule_steps(*dag, op.schedule);
-    if (!steps)
-      return fail(steps.error());
+    auto state = schedule::State::load(*dag, op.schedule);
+    if (!state)
+      return fail(state.error());
     measure::Config start;
-    start.steps = std::move(*steps);
+    start.steps = state->steps();
     flags.options.start_configs.push_back(std::move(start));
   }
   std::string log_path = flags.log.empty() ? dag->name() + ".jsonl" : flags.log;

@@ -63,6 +63,9 @@ public:
   /// Replays `steps` on `base`, a state whose steps are the first steps of
   /// `steps` (made once and copied, when many replays share a prefix).
   static Expected<State> replay(State base, const std::vector<Step>& steps);
+  /// Reads a schedule file (docs/schedule-format.md) and replays its steps
+  /// on `dag`; a step that cannot apply is an Error naming the file.
+  static Expected<State> load(const ir::ComputeDAG& dag, const std::string& path);
 
   /// The DAG as the steps made it (cache stages added).
   const ir::ComputeDAG& dag() const { return dag_; }

@@ -137,6 +137,22 @@ TEST_CASE("malformed schedules are clear errors", "[schedule][json]") {
   REQUIRE_THAT(replay.error().message(), Catch::StartsWith("step 0 (split)"));
 }
 
+TEST_CASE("a schedule file loads onto its op; one that does not fit names the file",
+          "[schedule][json]") {
+  const std::string dir = std::string(KILN_SOURCE_DIR) + "/test/cli/";
+  auto fits = State::load(test::matmul_dag(16, 16, 16), dir + "matmul16_start.json");
+  REQUIRE(fits.ok());
+  CHECK(fits->steps() == read_schedule_file(dir + "matmul16_start.json").take());
+  auto other_op = State::load(test::matmul_dag(16, 16, 16),
+                              std::string(KILN_SOURCE_DIR) + "/bench/schedules/conv2d_nhwc.json");
+  REQUIRE(!other_op.ok());
+  CHECK_THAT(other_op.error().message(),
+             Catch::StartsWith(std::string(KILN_SOURCE_DIR) +
+                               "/bench/schedules/conv2d_nhwc.json: step 0 (cache_write)"));
+  CHECK(State::load(test::matmul_dag(4, 4, 4), "/nonexistent/s.json").error().id() ==
+        "cannot-read");
+}
+
 TEST_CASE("compute_at computes only the region one iteration reads", "[schedule][bounds]") {
   State s(test::matmul_dag(64, 64, 64));
   s.cache_write("C");
