@@ -17,6 +17,9 @@
 namespace kiln::measure {
 
 bool timed_by_checked_run(double first_seconds, double best_seconds, const RunnerOptions& options) {
+  const double full_timing = first_seconds * (options.timing.repeat + 1);
+  if (options.timeout_seconds > 0 && full_timing > options.timeout_seconds / 2)
+    return true;
   return options.slow_cutoff_ratio > 0 && best_seconds > 0 &&
          first_seconds > options.slow_cutoff_ratio * best_seconds &&
          first_seconds >= options.timing.min_repeat_ms / 1e3;

@@ -24,7 +24,9 @@ namespace kiln::measure {
 
 struct RunnerOptions {
   TimingOptions timing{.warmup = 1, .repeat = 3, .min_repeat_ms = 10, .flush_cache = false};
-  double timeout_seconds = 10; ///< per candidate (isolated runner only)
+  /// Per candidate: the isolated runner kills a worker past it; every
+  /// runner times a run too long to repeat within it by its checked run.
+  double timeout_seconds = 10;
   /// A candidate whose checked run takes more than this many times the best
   /// time this runner has measured is timed by that one run only: it cannot
   /// be the best, and timing it fully would cost more than the rest of the
@@ -41,6 +43,10 @@ struct RunnerOptions {
 /// the search and the cost model. So the cutoff needs both a slow ratio and
 /// a run at least one timed repeat long, where that one run is a fair
 /// measurement and timing it fully is what costs.
+/// A checked run so long that it and `timing.repeat` more would take over
+/// half of `timeout_seconds` stands for the timing too, best or not: the
+/// naive matmul 1024³ takes 4 s a call on a Zen 4, so timing it fully
+/// passed the 10 s timeout and the tuner lost its baseline.
 bool timed_by_checked_run(double first_seconds, double best_seconds, const RunnerOptions& options);
 
 class Runner {

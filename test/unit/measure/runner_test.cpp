@@ -164,3 +164,21 @@ TEST_CASE("only a slow checked run as long as a timed repeat replaces timing",
   o.slow_cutoff_ratio = 0;
   CHECK_FALSE(timed_by_checked_run(0.100, 0.005, o));
 }
+
+TEST_CASE("a checked run too long to time again within the timeout is the timing",
+          "[measure][runner]") {
+  RunnerOptions o;
+  o.timeout_seconds = 10;
+  o.timing.repeat = 3;
+  // A 4 s naive schedule, the first trial (no best yet): it and 3 more runs
+  // would be 16 s, past the timeout; its one run is the timing.
+  CHECK(timed_by_checked_run(4.0, 0, o));
+  // 1 s: 4 s in all, under half the timeout: timed fully.
+  CHECK_FALSE(timed_by_checked_run(1.0, 0, o));
+  // A longer timeout makes room for the full timing.
+  o.timeout_seconds = 60;
+  CHECK_FALSE(timed_by_checked_run(4.0, 0, o));
+  // No timeout (0): only the slow cutoff applies.
+  o.timeout_seconds = 0;
+  CHECK_FALSE(timed_by_checked_run(4.0, 0, o));
+}
