@@ -19,10 +19,19 @@ namespace kiln::search {
 
 std::vector<model::Sample> samples_from_records(const std::vector<measure::Record>& records,
                                                 std::vector<std::string>* warnings) {
-  std::map<std::string, double> best; // per task
+  // A label compares a config with the best of its task measured on the
+  // same machine: the same task logged on two machines is two groups (a
+  // config timed on a faster CPU is not a better config).
+  std::unordered_set<std::string> cpus;
+  for (const measure::Record& r : records)
+    cpus.insert(r.target.cpu);
+  auto group = [&](const measure::Record& r) {
+    return cpus.size() > 1 ? r.task.workload_key + "@" + r.target.cpu : r.task.workload_key;
+  };
+  std::map<std::string, double> best; // per group
   for (const measure::Record& r : records)
     if (r.result.ok()) {
-      double& b = best[r.task.workload_key];
+      double& b = best[group(r)];
       b = b == 0 ? r.result.median() : std::min(b, r.result.median());
     }
   std::map<std::string, std::optional<ir::ComputeDAG>> dags;
@@ -50,7 +59,7 @@ std::vector<model::Sample> samples_from_records(const std::vector<measure::Recor
     }
     model::Sample s;
     s.features = model::extract_features(schedule::lower(*state, {.expand_unrolled = false}));
-    s.task = r.task.workload_key;
+    s.task = group(r);
     s.label = r.result.ok() ? best[s.task] / r.result.median() : 0.0;
     samples.push_back(std::move(s));
   }

@@ -21,8 +21,9 @@ namespace kiln::search {
 /// Model samples from records: each record's DAG is rebuilt from its logged
 /// text, its steps replayed and lowered to features; its label is the
 /// normalised throughput within its task (best time of the task / its
-/// time; 0 for an error). Records that cannot be rebuilt are skipped with a
-/// warning.
+/// time; 0 for an error). Records of several machines (target CPUs) group
+/// by task and machine: a sample's task is then "KEY@CPU". Records that
+/// cannot be rebuilt are skipped with a warning.
 std::vector<model::Sample> samples_from_records(const std::vector<measure::Record>& records,
                                                 std::vector<std::string>* warnings = nullptr);
 

@@ -138,6 +138,26 @@ TEST_CASE("collect_dataset measures every shape and resumes without re-measuring
   }
   for (const auto& [task, label] : best_label)
     CHECK(label == Approx(1.0));
+
+  // The same task logged on a machine twice as slow: labelled within its
+  // own machine's records, not as half as good as this machine's.
+  std::vector<measure::Record> two_machines = second->records;
+  for (measure::Record r : second->records) {
+    r.target.cpu = "slowcpu";
+    for (double& c : r.result.costs)
+      c *= 2;
+    two_machines.push_back(r);
+  }
+  std::vector<model::Sample> mixed = samples_from_records(two_machines);
+  REQUIRE(mixed.size() == 2 * samples.size());
+  for (size_t i = 0; i < samples.size(); ++i) {
+    const model::Sample& here = mixed[i];
+    const model::Sample& there = mixed[samples.size() + i];
+    CHECK(here.task == samples[i].task + "@" + codegen::Target::host().cpu);
+    CHECK(there.task == samples[i].task + "@slowcpu");
+    CHECK(here.label == Approx(samples[i].label));
+    CHECK(there.label == Approx(samples[i].label));
+  }
   std::filesystem::remove(op);
   std::filesystem::remove(log_path);
 }
