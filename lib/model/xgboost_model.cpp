@@ -333,8 +333,8 @@ XGBoostParams offline_training_params() {
 XGBoostParams online_training_params() {
   XGBoostParams p;
   // Retrained from scratch every round: split finding over 256 bins was most
-  // of it. 32 bins trained the Intel dataset (data/dataset-rocketlake.jsonl) 3x faster to the same
-  // held-out accuracy (docs/features.md).
+  // of it. 32 bins trained data/dataset-rocketlake.jsonl 3x faster to the
+  // same held-out accuracy (docs/features.md).
   p.max_bin = 32;
   return p;
 }

@@ -812,9 +812,9 @@ int main(int argc, char** argv) {
   train->add_option("--holdout", holdout, "none | shapes | ops: hold tasks out to evaluate on")
       ->capture_default_str();
   train->add_option("--holdout-op", holdout_ops, "with --holdout ops: an op to hold out");
-  // Offline training defaults: the best held-out ranking on the Intel dataset
-  // (data/dataset-rocketlake.jsonl) (docs/features.md, "Training"); the online tuner keeps the
-  // library's.
+  // Offline training defaults: the best held-out ranking on
+  // data/dataset-rocketlake.jsonl (docs/features.md, "Training"); the
+  // online tuner keeps the library's.
   model::XGBoostParams xgb = model::offline_training_params();
   train->add_option("--max-depth", xgb.max_depth, "XGBoost tree depth")->capture_default_str();
   train->add_option("--eta", xgb.eta, "XGBoost learning rate")->capture_default_str();
