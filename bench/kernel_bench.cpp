@@ -261,7 +261,7 @@ double relative_difference(const float* a, const float* b, std::int64_t n) {
 /// replaying the steps, lowering to the loop nest, LLVM IR, the O3
 /// pipeline, machine code, and linking the object into the JIT.
 void report_compile_times(const ir::ComputeDAG& dag, const std::vector<schedule::Step>& steps,
-                          const codegen::Target& target, int runs) {
+                          const Target& target, int runs) {
   auto compiler = take(codegen::Compiler::create(target));
   auto jit = take(codegen::Jit::create());
   std::vector<double> replay, lower, ir, opt, mc, link, total;
@@ -408,7 +408,7 @@ int run(const Options& options) {
       die(Error("bench", fmt::format("{}: the benchmarks compare f32 kernels, but '{}' is not f32",
                                      opfile, dag.stage(index).name)));
 
-  codegen::Target target = codegen::Target::host();
+  Target target = codegen::host_target();
   std::string params;
   for (const ir::Param& p : dag.params())
     params += fmt::format("{}{}={}", params.empty() ? "" : " ", p.name, p.value);

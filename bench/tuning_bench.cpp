@@ -218,7 +218,7 @@ int main(int argc, char** argv) {
   auto dag = ir::parse_op_file(o.opfile, overrides);
   if (!dag)
     die(dag.error());
-  codegen::Target target = codegen::Target::host();
+  Target target = codegen::host_target();
   search::SketchSearchSpace space(*dag, search::space_params(target));
   fmt::print("task: {} ({}), {} sketches; target {} ({} bits), {} cores\n", dag->name(), o.opfile,
              space.sketches().sketches().size(), target.cpu, target.vector_bits, target.cores);

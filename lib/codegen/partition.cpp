@@ -19,10 +19,6 @@ constexpr int kMaxPartitions = 64;
 
 using Extents = std::map<std::string, std::int64_t>;
 
-std::int64_t floor_div(std::int64_t a, std::int64_t b) {
-  return a / b - ((a % b != 0 && ((a < 0) != (b < 0))) ? 1 : 0);
-}
-
 /// A guard `a < b` as the form of `a - b` (true when negative); nullopt for
 /// other conditions.
 std::optional<ir::AtomicForm> guard_form(const Expr& cond) {
@@ -63,7 +59,7 @@ std::optional<std::int64_t> true_prefix(const Expr& cond, const std::string& var
   if (!rest)
     return std::nullopt;
   // c × v + rest < 0 for every rest when c × v <= -1 - rest.max.
-  return floor_div(-1 - rest->max, c) + 1;
+  return ir::floor_div(-1 - rest->max, c) + 1;
 }
 
 /// A loop, or its body at the single value when the extent is 1.

@@ -16,7 +16,6 @@
 #include <algorithm>
 #include <fstream>
 #include <mutex>
-#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -111,7 +110,7 @@ static void fill_vector_width(Target& t) {
   t.vector_bits = tm ? vector_width_bits(**tm) : 128;
 }
 
-Target Target::host() {
+Target host_target() {
   Target t;
   t.triple = llvm::sys::getProcessTriple();
   t.cpu = llvm::sys::getHostCPUName().str();
@@ -124,15 +123,15 @@ Target Target::host() {
   return t;
 }
 
-Expected<Target> Target::named(const std::string& triple, const std::string& cpu) {
-  Target host_target = host();
+Expected<Target> named_target(const std::string& triple, const std::string& cpu) {
+  Target host = host_target();
   Target t;
   t.triple = llvm::Triple::normalize(triple);
   t.cpu = cpu;
-  t.cores = host_target.cores;
-  t.l1d_bytes = host_target.l1d_bytes;
-  t.l2_bytes = host_target.l2_bytes;
-  t.l3_bytes = host_target.l3_bytes;
+  t.cores = host.cores;
+  t.l1d_bytes = host.l1d_bytes;
+  t.l2_bytes = host.l2_bytes;
+  t.l3_bytes = host.l3_bytes;
   // Check the CPU name on a generic machine first: LLVM only warns about an
   // unknown one and would quietly compile for a generic CPU.
   Target probe = t;
@@ -149,44 +148,6 @@ Expected<Target> Target::named(const std::string& triple, const std::string& cpu
     return tm.error();
   t.vector_bits = vector_width_bits(**tm);
   return t;
-}
-
-int Target::vector_lanes(ir::ScalarType type) const {
-  return std::max(1, vector_bits / std::max(8, ir::bits(type)));
-}
-
-std::string Target::enabled_features() const {
-  std::string out;
-  std::stringstream ss(features);
-  std::string f;
-  while (std::getline(ss, f, ',')) {
-    if (f.empty() || f[0] != '+')
-      continue;
-    if (!out.empty())
-      out += ' ';
-    out.append(f, 1);
-  }
-  return out;
-}
-
-static std::string format_bytes(std::int64_t b) {
-  if (b <= 0)
-    return "unknown";
-  if (b % (1 << 20) == 0)
-    return fmt::format("{} MiB", b >> 20);
-  return fmt::format("{} KiB", b >> 10);
-}
-
-std::string Target::describe() const {
-  return fmt::format("triple:   {}\n"
-                     "cpu:      {}\n"
-                     "vector:   {} bits ({} x f32)\n"
-                     "cores:    {}\n"
-                     "caches:   L1d {}, L2 {}, L3 {}\n"
-                     "features: {}\n",
-                     triple, cpu, vector_bits, vector_lanes(ir::ScalarType::F32), cores,
-                     format_bytes(l1d_bytes), format_bytes(l2_bytes), format_bytes(l3_bytes),
-                     enabled_features());
 }
 
 } // namespace kiln::codegen

@@ -1,5 +1,6 @@
 #include "kiln/ir/interpreter.h"
 
+#include "kiln/ir/arith.h"
 #include "kiln/ir/printer.h"
 
 #include <fmt/format.h>
@@ -28,14 +29,6 @@ double round_to_type(double value, ScalarType type) {
   return value;
 }
 
-static std::int64_t floor_div(std::int64_t a, std::int64_t b) {
-  std::int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-
-static std::int64_t floor_mod(std::int64_t a, std::int64_t b) {
-  return a - floor_div(a, b) * b;
-}
 
 Interpreter::Interpreter(const ComputeDAG& dag, std::map<std::string, std::vector<double>> inputs)
     : dag_(dag), memo_(dag.stages().size()) {

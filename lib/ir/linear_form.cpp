@@ -248,39 +248,6 @@ AtomicForm without(AtomicForm form, const std::string& key) {
   return form;
 }
 
-static std::optional<Interval> combine(const Interval& a, const Interval& b, BinaryOp op) {
-  switch (op) {
-  case BinaryOp::Add:
-    return Interval{a.min + b.min, a.max + b.max};
-  case BinaryOp::Sub:
-    return Interval{a.min - b.max, a.max - b.min};
-  case BinaryOp::Mul: {
-    std::int64_t c[] = {a.min * b.min, a.min * b.max, a.max * b.min, a.max * b.max};
-    return Interval{*std::min_element(c, c + 4), *std::max_element(c, c + 4)};
-  }
-  case BinaryOp::Div:
-    if (b.min != b.max || b.min <= 0)
-      return std::nullopt;
-    {
-      auto fdiv = [](std::int64_t x, std::int64_t d) {
-        return x / d - ((x % d != 0 && x < 0) ? 1 : 0);
-      };
-      return Interval{fdiv(a.min, b.min), fdiv(a.max, b.min)};
-    }
-  case BinaryOp::Mod:
-    if (b.min != b.max || b.min <= 0)
-      return std::nullopt;
-    if (a.min >= 0 && a.max < b.min)
-      return a;
-    return Interval{0, b.min - 1};
-  case BinaryOp::Min:
-    return Interval{std::min(a.min, b.min), std::min(a.max, b.max)};
-  case BinaryOp::Max:
-    return Interval{std::max(a.min, b.min), std::max(a.max, b.max)};
-  }
-  return std::nullopt;
-}
-
 std::optional<Interval> bounds_of(const Expr& e,
                                   const std::map<std::string, std::int64_t>& extents) {
   if (!is_int(e.type()))

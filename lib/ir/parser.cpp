@@ -10,6 +10,7 @@
 
 #include "lexer.h"
 
+#include "kiln/ir/arith.h"
 #include "kiln/ir/printer.h"
 
 #include <fmt/format.h>
@@ -89,14 +90,6 @@ static std::string suggestion(std::string_view name, const std::vector<std::stri
   return best.empty() ? "" : fmt::format(" did you mean '{}'?", best);
 }
 
-static std::int64_t floor_div(std::int64_t a, std::int64_t b) {
-  std::int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-
-static std::int64_t floor_mod(std::int64_t a, std::int64_t b) {
-  return a - floor_div(a, b) * b;
-}
 
 static bool is_compare(TokenKind k) {
   return k == TokenKind::EQ || k == TokenKind::NE || k == TokenKind::LT || k == TokenKind::LE ||

@@ -20,7 +20,7 @@ struct Builder::Impl {
 Builder::Builder(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Builder::~Builder() = default;
 
-Expected<std::unique_ptr<Builder>> Builder::create(const codegen::Target& target, int threads) {
+Expected<std::unique_ptr<Builder>> Builder::create(const Target& target, int threads) {
   if (threads < 1)
     threads = std::max(1u, std::thread::hardware_concurrency());
   auto impl = std::make_unique<Impl>();

@@ -7,7 +7,7 @@ namespace kiln::measure {
 ProgramMeasurer::~ProgramMeasurer() = default;
 
 Expected<std::unique_ptr<ProgramMeasurer>> ProgramMeasurer::create(const ir::ComputeDAG& dag,
-                                                                   const codegen::Target& target,
+                                                                   const Target& target,
                                                                    const MeasureOptions& options,
                                                                    Instantiate instantiate) {
   std::unique_ptr<ProgramMeasurer> m(new ProgramMeasurer());

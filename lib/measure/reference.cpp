@@ -7,7 +7,7 @@
 
 namespace kiln::measure {
 
-Expected<Reference> Reference::create(const ir::ComputeDAG& dag, const codegen::Target& target,
+Expected<Reference> Reference::create(const ir::ComputeDAG& dag, const Target& target,
                                       std::uint64_t seed, const CheckOptions& options) {
   return catch_user_error([&]() -> Expected<Reference> {
     auto compiled = jit_compile(schedule::lower_naive(dag), target);

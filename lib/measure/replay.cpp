@@ -15,7 +15,7 @@ Expected<ir::ComputeDAG> dag_of(const Record& record) {
   return ir::ComputeDAG(dag->name(), dag->stages(), record.task.params);
 }
 
-Expected<MeasureResult> replay(const Record& record, const codegen::Target& target,
+Expected<MeasureResult> replay(const Record& record, const Target& target,
                                const MeasureOptions& options) {
   auto dag = dag_of(record);
   if (!dag)

@@ -19,7 +19,7 @@ std::string RunReport::describe() const {
                      compile.codegen_ms, link_ms);
 }
 
-Expected<JitKernel> jit_compile(const schedule::LoweredFunc& func, const codegen::Target& target) {
+Expected<JitKernel> jit_compile(const schedule::LoweredFunc& func, const Target& target) {
   auto compiler = codegen::Compiler::create(target);
   if (!compiler)
     return compiler.error();
@@ -36,7 +36,7 @@ Expected<JitKernel> jit_compile(const schedule::LoweredFunc& func, const codegen
 }
 
 Expected<RunReport> compile_and_run(const ir::ComputeDAG& dag, const schedule::LoweredFunc& func,
-                                    const codegen::Target& target, const RunOptions& options) {
+                                    const Target& target, const RunOptions& options) {
   return catch_user_error([&]() -> Expected<RunReport> {
     auto compiled = jit_compile(func, target);
     if (!compiled)

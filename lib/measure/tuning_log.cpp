@@ -101,7 +101,7 @@ static std::string arch_of(const std::string& triple) {
   return triple.substr(0, triple.find('-'));
 }
 
-static TargetMatch match_of(const codegen::Target& have, const codegen::Target& want) {
+static TargetMatch match_of(const Target& have, const Target& want) {
   if (have.triple == want.triple && have.cpu == want.cpu)
     return TargetMatch::Exact;
   if (arch_of(have.triple) == arch_of(want.triple) && have.vector_bits == want.vector_bits)
@@ -163,7 +163,7 @@ static const Record* fastest_config(const std::vector<const Record*>& records) {
 }
 
 const Record* history_best(const std::vector<Record>& records, const std::string& workload_key,
-                           const codegen::Target& target, TargetMatch* matched) {
+                           const Target& target, TargetMatch* matched) {
   std::vector<const Record*> by_match[3];
   for (const Record& r : records)
     if (r.task.workload_key == workload_key && r.result.ok())

@@ -37,7 +37,7 @@ Section machine_section(const measure::LoadedLog& log) {
                     format_count(static_cast<long long>(count[k]))});
   b += table({"triple", "CPU", "#vector bits", "#cores", "#records"}, rows);
   for (const Key& k : order) {
-    codegen::Target t;
+    Target t;
     t.features = std::get<2>(k);
     b += fmt::format(
         "<p class=\"note\">Features of {} (enabled):</p>\n<pre class=\"wrap\">{}</pre>\n",

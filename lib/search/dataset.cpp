@@ -97,7 +97,7 @@ static std::string shape_text(const ir::ComputeDAG& dag) {
 }
 
 std::optional<Error> collect_dataset(const std::vector<std::string>& op_files,
-                                     const codegen::Target& target, const DatasetOptions& options,
+                                     const Target& target, const DatasetOptions& options,
                                      const std::vector<measure::Record>& existing,
                                      measure::LogWriter& log,
                                      const std::function<void(const DatasetProgress&)>& progress) {

@@ -89,15 +89,15 @@ std::optional<Point> SketchSearchSpace::point_of(const measure::Config& c) const
   return c.point;
 }
 
-space::SpaceParams space_params(const codegen::Target& target) {
+space::SpaceParams space_params(const Target& target) {
   space::SpaceParams p;
-  p.vector_lanes = target.vector_lanes(ir::ScalarType::F32);
+  p.vector_lanes = target.vector_lanes(ir::bits(ir::ScalarType::F32));
   p.cores = target.cores;
   return p;
 }
 
 Expected<std::unique_ptr<SearchSpace>> make_search_space(const ir::ComputeDAG& dag,
-                                                         const codegen::Target& target,
+                                                         const Target& target,
                                                          const std::string& space_name,
                                                          const std::string& template_name) {
   if (space_name == "sketch" && !template_name.empty())

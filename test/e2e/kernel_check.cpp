@@ -60,7 +60,7 @@ private:
 } // namespace
 
 KernelChecker::KernelChecker() {
-  auto compiler = codegen::Compiler::create(codegen::Target::host());
+  auto compiler = codegen::Compiler::create(codegen::host_target());
   if (!compiler)
     throw std::runtime_error(compiler.error().render());
   compiler_ = std::move(*compiler);

@@ -43,7 +43,7 @@ std::string check_and_dump(const std::string& op, const ir::ParamOverrides& shap
   INFO(outcome.failure);
   REQUIRE(outcome.ok());
   REQUIRE(outcome.check.passed);
-  static auto compiler = codegen::Compiler::create(codegen::Target::host());
+  static auto compiler = codegen::Compiler::create(codegen::host_target());
   REQUIRE(compiler.ok());
   auto ir = (*compiler)->dump(lower(*state), stage);
   REQUIRE(ir.ok());

@@ -96,7 +96,7 @@ static int run_command(const OpOptions& op, const measure::RunOptions& options) 
   if (!func)
     return fail(func.error());
   double lower_ms = clock.elapsed_ms();
-  codegen::Target target = codegen::Target::host();
+  Target target = codegen::host_target();
   fmt::print("op:       {} ({})\nkey:      {}\ntarget:   {} {}, {} bits\nschedule: {}\n",
              dag->name(), params_text(*dag), dag->workload_key(), target.triple, target.cpu,
              target.vector_bits, op.schedule.empty() ? "naive" : op.schedule);
@@ -122,7 +122,7 @@ static int dump_command(const OpOptions& op, const std::string& stage, const std
     if (stage == "loopnest") {
       text = schedule::to_string(func);
     } else {
-      auto compiler = codegen::Compiler::create(codegen::Target::host());
+      auto compiler = codegen::Compiler::create(codegen::host_target());
       if (!compiler)
         return fail(compiler.error());
       codegen::DumpStage which = stage == "llvm"  ? codegen::DumpStage::LLVM
@@ -176,7 +176,7 @@ static int replay_command(const std::vector<std::string>& logs, const std::strin
   auto log = load_logs_verbose(logs);
   if (!log)
     return fail(log.error());
-  codegen::Target target = codegen::Target::host();
+  Target target = codegen::host_target();
   int failures = 0, replayed = 0;
   for (const measure::Record* best : measure::best_per_task(log->records)) {
     if (!task.empty() && best->task.workload_key != task)
@@ -211,7 +211,7 @@ static int replay_command(const std::vector<std::string>& logs, const std::strin
 /// configs.
 static int template_space_command(const ir::ComputeDAG& dag, const std::string& name, bool size,
                                   int samples, std::uint64_t seed) {
-  auto t = space::make_template(name, dag, search::space_params(codegen::Target::host()));
+  auto t = space::make_template(name, dag, search::space_params(codegen::host_target()));
   if (!t)
     return fail(t.error());
   const space::ConfigSpace& sp = (*t)->space();
@@ -245,7 +245,7 @@ static int space_command(const OpOptions& op, bool sketches, int samples, std::u
   if (size)
     return fail(Error("bad-option", "--size counts a template's space: add --template NAME "
                                     "(the sketch space is sampled, not enumerated)"));
-  space::SketchSpace sp(*dag, search::space_params(codegen::Target::host()));
+  space::SketchSpace sp(*dag, search::space_params(codegen::host_target()));
   if (sketches || samples <= 0) {
     fmt::print("{} sketches for {}\n\n{}", sp.sketches().size(), dag->name(), sp.describe());
     if (samples <= 0)
@@ -450,7 +450,7 @@ static int tune_command(CLI::App* cmd, const OpOptions& op, TuneFlags& flags) {
   auto dag = load_op(op);
   if (!dag)
     return fail(dag.error());
-  codegen::Target target = codegen::Target::host();
+  Target target = codegen::host_target();
   measure::MeasureOptions mo;
   mo.isolate = !flags.no_isolate;
   mo.runner.timeout_seconds = flags.timeout;
@@ -552,7 +552,7 @@ static int dataset_command(const std::string& dir, const search::DatasetOptions&
   if (!writer)
     return fail(writer.error());
   auto err =
-      search::collect_dataset(files, codegen::Target::host(), options, existing, **writer,
+      search::collect_dataset(files, codegen::host_target(), options, existing, **writer,
                               [](const search::DatasetProgress& p) {
                                 fmt::print("task {}/{} {}: {} measured, {} already in the "
                                            "log\n",
@@ -594,7 +594,7 @@ static int train_command(const std::vector<std::string>& data, const std::string
   if (!train)
     return fail(train.error());
   model::XGBoostModel m(params);
-  m.set_target(codegen::Target::host().cpu);
+  m.set_target(codegen::host_target().cpu);
   Stopwatch clock;
   m.train(*train);
   fmt::print("trained on {} programs ({} rows, {} trees) in {:.1f} s\n", m.last_training().programs,
@@ -651,7 +651,7 @@ static int compare_command(CLI::App* cmd, const OpOptions& op, TuneFlags& flags)
   auto pretrained = pretrained_model(flags.model_file);
   if (!pretrained)
     return fail(pretrained.error());
-  codegen::Target target = codegen::Target::host();
+  Target target = codegen::host_target();
   measure::MeasureOptions mo;
   mo.isolate = !flags.no_isolate;
   mo.runner.timeout_seconds = flags.timeout;
@@ -715,16 +715,36 @@ static int compare_command(CLI::App* cmd, const OpOptions& op, TuneFlags& flags)
   return 0;
 }
 
+static std::string format_bytes(std::int64_t b) {
+  if (b <= 0)
+    return "unknown";
+  if (b % (1 << 20) == 0)
+    return fmt::format("{} MiB", b >> 20);
+  return fmt::format("{} KiB", b >> 10);
+}
+
+static std::string describe_target(const Target& t) {
+  return fmt::format("triple:   {}\n"
+                     "cpu:      {}\n"
+                     "vector:   {} bits ({} x f32)\n"
+                     "cores:    {}\n"
+                     "caches:   L1d {}, L2 {}, L3 {}\n"
+                     "features: {}\n",
+                     t.triple, t.cpu, t.vector_bits, t.vector_lanes(32), t.cores,
+                     format_bytes(t.l1d_bytes), format_bytes(t.l2_bytes), format_bytes(t.l3_bytes),
+                     t.enabled_features());
+}
+
 static int target_command(const std::string& triple, const std::string& cpu) {
   if (triple.empty() && cpu.empty()) {
-    fmt::print("{}", codegen::Target::host().describe());
+    fmt::print("{}", describe_target(codegen::host_target()));
     return 0;
   }
-  auto target = codegen::Target::named(triple.empty() ? codegen::Target::host().triple : triple,
+  auto target = codegen::named_target(triple.empty() ? codegen::host_target().triple : triple,
                                        cpu.empty() ? "generic" : cpu);
   if (!target)
     return fail(target.error());
-  fmt::print("{}", target->describe());
+  fmt::print("{}", describe_target(*target));
   return 0;
 }
 

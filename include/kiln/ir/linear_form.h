@@ -5,6 +5,7 @@
 #ifndef KILN_IR_LINEAR_FORM_H
 #define KILN_IR_LINEAR_FORM_H
 
+#include "kiln/ir/arith.h"
 #include "kiln/ir/expr.h"
 
 #include <cstdint>
@@ -102,9 +103,6 @@ AtomicForm without(AtomicForm form, const std::string& key);
 /// The smallest and largest value of an integer expression when every
 /// variable v ranges over [0, extent(v) - 1]; `extent` returns 0 for a
 /// variable whose range is unknown. nullopt when no bound can be given.
-struct Interval {
-  std::int64_t min = 0, max = 0;
-};
 std::optional<Interval> bounds_of(const Expr& e,
                                   const std::map<std::string, std::int64_t>& extents);
 

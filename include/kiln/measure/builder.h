@@ -33,7 +33,7 @@ Instantiate replay_steps(const ir::ComputeDAG& dag);
 class Builder {
 public:
   /// `threads` < 1 means one per core.
-  static Expected<std::unique_ptr<Builder>> create(const codegen::Target& target, int threads);
+  static Expected<std::unique_ptr<Builder>> create(const Target& target, int threads);
   ~Builder();
 
   int threads() const;

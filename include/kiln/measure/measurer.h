@@ -49,7 +49,7 @@ class ProgramMeasurer : public Measurer {
 public:
   /// Compiles and checks the reference (the naive schedule) first.
   static Expected<std::unique_ptr<ProgramMeasurer>> create(const ir::ComputeDAG& dag,
-                                                           const codegen::Target& target,
+                                                           const Target& target,
                                                            const MeasureOptions& options,
                                                            Instantiate instantiate = nullptr);
   ~ProgramMeasurer() override;

@@ -77,7 +77,7 @@ struct MeasureResult {
 struct Record {
   std::string run; ///< label of the run that measured it, e.g. "online/evolutionary/seed=1"
   TaskInfo task;
-  codegen::Target target;
+  Target target;
   Config config;
   MeasureResult result;
   std::int64_t trial = 0; ///< index of the trial in its run

@@ -21,7 +21,7 @@ public:
   /// it against the interpreter. An Error when the naive kernel itself is
   /// wrong (a kiln bug) or the interpreter fails (e.g. the op reads out of
   /// bounds).
-  static Expected<Reference> create(const ir::ComputeDAG& dag, const codegen::Target& target,
+  static Expected<Reference> create(const ir::ComputeDAG& dag, const Target& target,
                                     std::uint64_t seed, const CheckOptions& options = {});
 
   std::uint64_t seed() const { return seed_; }

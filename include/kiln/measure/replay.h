@@ -16,7 +16,7 @@ Expected<ir::ComputeDAG> dag_of(const Record& record);
 
 /// Rebuilds the record's config on `target`, checks its answer against the
 /// naive reference and times it again.
-Expected<MeasureResult> replay(const Record& record, const codegen::Target& target,
+Expected<MeasureResult> replay(const Record& record, const Target& target,
                                const MeasureOptions& options);
 
 /// A table of the best valid record per task and target: op, parameters,

@@ -41,12 +41,12 @@ struct JitKernel {
 };
 
 /// Compiles `func` for `target` and loads it.
-Expected<JitKernel> jit_compile(const schedule::LoweredFunc& func, const codegen::Target& target);
+Expected<JitKernel> jit_compile(const schedule::LoweredFunc& func, const Target& target);
 
 /// JIT-compiles `func` (a lowering of `dag`) for `target`, runs it on seeded
 /// inputs, compares with the interpreter, and times it.
 Expected<RunReport> compile_and_run(const ir::ComputeDAG& dag, const schedule::LoweredFunc& func,
-                                    const codegen::Target& target, const RunOptions& options);
+                                    const Target& target, const RunOptions& options);
 
 } // namespace kiln::measure
 

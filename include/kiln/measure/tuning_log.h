@@ -76,7 +76,7 @@ std::vector<const Record*> ranked_configs(const std::vector<const Record*>& reco
 /// ISA family (same architecture and vector width), then any target. Returns
 /// nullptr when the task has no valid record at all.
 const Record* history_best(const std::vector<Record>& records, const std::string& workload_key,
-                           const codegen::Target& target, TargetMatch* matched = nullptr);
+                           const Target& target, TargetMatch* matched = nullptr);
 
 /// The best valid config of every (task, target) in the records, the first
 /// of ranked_configs, in order of first appearance.

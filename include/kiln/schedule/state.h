@@ -6,6 +6,7 @@
 #define KILN_SCHEDULE_STATE_H
 
 #include "kiln/ir/compute_dag.h"
+#include "kiln/schedule/program_key.h"
 #include "kiln/schedule/transform_step.h"
 
 #include <optional>
@@ -96,6 +97,8 @@ public:
 
   /// Canonical form: the steps as JSON. Equal states print equally.
   std::string to_string() const { return steps_to_json(steps_); }
+  /// The program's identity (program_key.h): equal for equal step lists.
+  ProgramKey key() const { return program_key(steps_); }
 
 private:
   void apply_or_throw(const Step& step);

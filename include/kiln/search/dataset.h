@@ -61,7 +61,7 @@ struct DatasetProgress {
 /// of the same command) are not measured again, so an interrupted dataset
 /// resumes where it stopped.
 std::optional<Error> collect_dataset(const std::vector<std::string>& op_files,
-                                     const codegen::Target& target, const DatasetOptions& options,
+                                     const Target& target, const DatasetOptions& options,
                                      const std::vector<measure::Record>& existing,
                                      measure::LogWriter& log,
                                      const std::function<void(const DatasetProgress&)>& progress);

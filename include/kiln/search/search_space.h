@@ -111,14 +111,14 @@ private:
 
 /// What a search space needs of the machine: the longest vector loop (the
 /// target's f32 lanes) and its cores.
-space::SpaceParams space_params(const codegen::Target& target);
+space::SpaceParams space_params(const Target& target);
 
 /// The space `kiln tune --space NAME [--template T]` names: "sketch" (the
 /// default when both are empty), or "template" with the named template or,
 /// when `template_name` is empty, the one that fits the DAG. An Error when
 /// they contradict each other or no template fits.
 Expected<std::unique_ptr<SearchSpace>> make_search_space(const ir::ComputeDAG& dag,
-                                                         const codegen::Target& target,
+                                                         const Target& target,
                                                          const std::string& space_name,
                                                          const std::string& template_name);
 

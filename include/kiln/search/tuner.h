@@ -86,7 +86,7 @@ struct TuneResult {
 struct TaskSetup {
   ir::ComputeDAG dag;
   std::string source; ///< the op file, for records
-  codegen::Target target;
+  Target target;
   measure::LogWriter* log = nullptr; ///< may be null
 };
 

@@ -12,29 +12,28 @@
 using namespace kiln;
 
 TEST_CASE("host target is detected with a vector width", "[codegen][target]") {
-  codegen::Target t = codegen::Target::host();
+  Target t = codegen::host_target();
   REQUIRE(!t.triple.empty());
   REQUIRE(!t.cpu.empty());
   REQUIRE(t.vector_bits >= 128);
   REQUIRE(t.cores >= 1);
-  REQUIRE(t.vector_lanes(ir::ScalarType::F32) == t.vector_bits / 32);
-  REQUIRE_THAT(t.describe(), Catch::Contains("cpu:"));
+  REQUIRE(t.vector_lanes(32) == t.vector_bits / 32);
 }
 
 TEST_CASE("named targets: a known CPU works, an unknown one is a clear error",
           "[codegen][target]") {
-  auto zen = codegen::Target::named("x86_64-linux-gnu", "znver4");
+  auto zen = codegen::named_target("x86_64-linux-gnu", "znver4");
   REQUIRE(zen.ok());
   REQUIRE(zen->vector_bits >= 256);
-  auto bad = codegen::Target::named("x86_64-linux-gnu", "notacpu");
+  auto bad = codegen::named_target("x86_64-linux-gnu", "notacpu");
   REQUIRE_FALSE(bad.ok());
   REQUIRE(bad.error().id() == "unknown-cpu");
-  auto bad_triple = codegen::Target::named("nosuch-arch-none", "generic");
+  auto bad_triple = codegen::named_target("nosuch-arch-none", "generic");
   REQUIRE_FALSE(bad_triple.ok());
 }
 
 TEST_CASE("entry point: noalias aligned pointers, packed wrapper", "[codegen][llvm]") {
-  auto compiler = codegen::Compiler::create(codegen::Target::host());
+  auto compiler = codegen::Compiler::create(codegen::host_target());
   REQUIRE(compiler.ok());
   auto ir =
       (*compiler)->dump(schedule::lower_naive(test::matmul_dag(8, 8, 8)), codegen::DumpStage::LLVM);
@@ -48,7 +47,7 @@ TEST_CASE("entry point: noalias aligned pointers, packed wrapper", "[codegen][ll
 }
 
 TEST_CASE("two kernels with the same symbol load side by side and compute", "[codegen][jit]") {
-  auto compiler = codegen::Compiler::create(codegen::Target::host());
+  auto compiler = codegen::Compiler::create(codegen::host_target());
   auto jit = codegen::Jit::create();
   REQUIRE(compiler.ok());
   REQUIRE(jit.ok());
@@ -71,7 +70,7 @@ TEST_CASE("two kernels with the same symbol load side by side and compute", "[co
 }
 
 TEST_CASE("codegen errors: unknown target, bad object code", "[codegen][errors]") {
-  auto bad_triple = codegen::Target::named("nosuch-arch-none", "generic");
+  auto bad_triple = codegen::named_target("nosuch-arch-none", "generic");
   REQUIRE(bad_triple.error().id() == "unknown-target");
   auto jit = codegen::Jit::create();
   REQUIRE(jit.ok());
@@ -86,7 +85,7 @@ TEST_CASE("codegen errors: unknown target, bad object code", "[codegen][errors]"
 
 TEST_CASE("a target that cannot emit object files is a compile error", "[codegen][errors]") {
   // NVPTX emits assembly (PTX) only.
-  auto ptx = codegen::Target::named("nvptx64-nvidia-cuda", "sm_80");
+  auto ptx = codegen::named_target("nvptx64-nvidia-cuda", "sm_80");
   REQUIRE(ptx.ok());
   auto compiler = codegen::Compiler::create(*ptx);
   REQUIRE(compiler.ok());

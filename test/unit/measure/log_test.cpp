@@ -132,19 +132,19 @@ TEST_CASE("history best: exact target, then same family, then any", "[measure][l
   failed.result.error = MeasureError::Timeout;
   records.push_back(failed);
 
-  codegen::Target zen{"x86_64-pc-linux-gnu", "znver4", "", 512, 2};
+  Target zen{"x86_64-pc-linux-gnu", "znver4", "", 512, 2};
   TargetMatch match;
   const Record* best = history_best(records, dag.workload_key(), zen, &match);
   REQUIRE(best);
   REQUIRE(best->trial == 0); // the error record never wins, the exact target comes first
   REQUIRE(match == TargetMatch::Exact);
 
-  codegen::Target other{"x86_64-pc-linux-gnu", "sapphirerapids", "", 512, 2};
+  Target other{"x86_64-pc-linux-gnu", "sapphirerapids", "", 512, 2};
   best = history_best(records, dag.workload_key(), other, &match);
   REQUIRE(best->trial == 1);
   REQUIRE(match == TargetMatch::SameFamily);
 
-  codegen::Target arm{"aarch64-linux-gnu", "neoverse-v1", "", 128, 2};
+  Target arm{"aarch64-linux-gnu", "neoverse-v1", "", 128, 2};
   best = history_best(records, dag.workload_key(), arm, &match);
   REQUIRE(best->trial == 1);
   REQUIRE(match == TargetMatch::Any);
@@ -162,7 +162,7 @@ TEST_CASE("a config timed several times is judged by the median of its timings",
     r.config.steps = {schedule::SplitStep{"C", "i", {factor}}};
     return r;
   };
-  codegen::Target zen{"x86_64-pc-linux-gnu", "znver4", "", 512, 2};
+  Target zen{"x86_64-pc-linux-gnu", "znver4", "", 512, 2};
   auto pointers = [](const std::vector<Record>& records) {
     std::vector<const Record*> all;
     for (const Record& r : records)

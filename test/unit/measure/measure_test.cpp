@@ -135,7 +135,7 @@ TEST_CASE("compile_and_run checks and times a naive kernel", "[measure][run]") {
   options.timing.repeat = 2;
   options.timing.min_repeat_ms = 1;
   auto report =
-      measure::compile_and_run(dag, schedule::lower_naive(dag), codegen::Target::host(), options);
+      measure::compile_and_run(dag, schedule::lower_naive(dag), codegen::host_target(), options);
   REQUIRE(report.ok());
   REQUIRE(report->check.passed);
   REQUIRE(report->check.checked == 16 * 8);

@@ -25,7 +25,7 @@ static RunnerOptions quick_options() {
 }
 
 static codegen::ObjectCode compile(const schedule::LoweredFunc& f) {
-  auto compiler = codegen::Compiler::create(codegen::Target::host());
+  auto compiler = codegen::Compiler::create(codegen::host_target());
   REQUIRE(compiler.ok());
   auto object = (*compiler)->compile(f);
   REQUIRE(object.ok());
@@ -43,21 +43,21 @@ static schedule::LoweredFunc kernel_with(const ir::ComputeDAG& dag, schedule::St
 TEST_CASE("the reference is the naive kernel checked against the interpreter",
           "[measure][reference]") {
   ir::ComputeDAG dag = test::matmul_dag(8, 8, 8);
-  auto ref = Reference::create(dag, codegen::Target::host(), 1);
+  auto ref = Reference::create(dag, codegen::host_target(), 1);
   REQUIRE(ref.ok());
   REQUIRE(ref->interpreter_check().passed);
   CheckOptions impossible;
   impossible.rtol = 0;
   impossible.atol = 0;
   auto strict =
-      Reference::create(test::matmul_dag(8, 8, 300), codegen::Target::host(), 1, impossible);
+      Reference::create(test::matmul_dag(8, 8, 300), codegen::host_target(), 1, impossible);
   REQUIRE_FALSE(strict.ok());
   REQUIRE(strict.error().id() == "reference-mismatch");
 }
 
 TEST_CASE("a wrong answer is detected and recorded as such", "[measure][runner]") {
   ir::ComputeDAG dag = test::matmul_dag(8, 8, 8);
-  auto ref = Reference::create(dag, codegen::Target::host(), 1);
+  auto ref = Reference::create(dag, codegen::host_target(), 1);
   auto runner = make_local_runner(dag, *ref, quick_options());
   REQUIRE(runner.ok());
   MeasureResult good = (*runner)->run(compile(schedule::lower_naive(dag)));
@@ -82,7 +82,7 @@ TEST_CASE("a wrong answer is detected and recorded as such", "[measure][runner]"
 
 TEST_CASE("isolated runner survives a crashing and a hanging kernel", "[measure][isolate]") {
   ir::ComputeDAG dag = test::matmul_dag(8, 8, 8);
-  auto ref = Reference::create(dag, codegen::Target::host(), 1);
+  auto ref = Reference::create(dag, codegen::host_target(), 1);
   auto runner = make_isolated_runner(dag, *ref, quick_options());
   REQUIRE(runner.ok());
   // A store far outside every buffer.
@@ -113,7 +113,7 @@ TEST_CASE("a batch with invalid configs measures the rest", "[measure][measurer]
   options.isolate = false;
   options.runner = quick_options();
   options.build_threads = 2;
-  auto m = ProgramMeasurer::create(dag, codegen::Target::host(), options);
+  auto m = ProgramMeasurer::create(dag, codegen::host_target(), options);
   REQUIRE(m.ok());
   Config naive, tiled, invalid;
   tiled.steps = {schedule::SplitStep{"C", "j", {8}},
@@ -133,7 +133,7 @@ TEST_CASE("a batch with invalid configs measures the rest", "[measure][measurer]
 
 TEST_CASE("a worker that cannot start is a clear error", "[measure][isolate]") {
   ir::ComputeDAG dag = test::matmul_dag(4, 4, 4);
-  auto ref = Reference::create(dag, codegen::Target::host(), 1);
+  auto ref = Reference::create(dag, codegen::host_target(), 1);
   REQUIRE(ref.ok());
   // With no file descriptors left, the pipes to the worker cannot be made.
   rlimit saved{};

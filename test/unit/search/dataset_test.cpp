@@ -92,7 +92,7 @@ TEST_CASE("collect_dataset measures every shape and resumes without re-measuring
   {
     auto writer = measure::LogWriter::open(log_path);
     REQUIRE(writer);
-    auto err = collect_dataset({op}, codegen::Target::host(), options, {}, **writer, progress);
+    auto err = collect_dataset({op}, codegen::host_target(), options, {}, **writer, progress);
     REQUIRE_FALSE(err);
   }
   auto first = measure::load_log(log_path);
@@ -114,7 +114,7 @@ TEST_CASE("collect_dataset measures every shape and resumes without re-measuring
     auto writer = measure::LogWriter::open(log_path);
     REQUIRE(writer);
     std::int64_t skipped = 0, measured = 0;
-    auto err = collect_dataset({op}, codegen::Target::host(), options, first->records, **writer,
+    auto err = collect_dataset({op}, codegen::host_target(), options, first->records, **writer,
                                [&](const DatasetProgress& p) {
                                  skipped += p.skipped;
                                  measured += p.measured;
@@ -153,7 +153,7 @@ TEST_CASE("collect_dataset measures every shape and resumes without re-measuring
   for (size_t i = 0; i < samples.size(); ++i) {
     const model::Sample& here = mixed[i];
     const model::Sample& there = mixed[samples.size() + i];
-    CHECK(here.task == samples[i].task + "@" + codegen::Target::host().cpu);
+    CHECK(here.task == samples[i].task + "@" + codegen::host_target().cpu);
     CHECK(there.task == samples[i].task + "@slowcpu");
     CHECK(here.label == Approx(samples[i].label));
     CHECK(there.label == Approx(samples[i].label));

@@ -59,7 +59,7 @@ struct Fixture {
   TemplateSearchSpace space{
       std::move(*space::make_template("matmul", dag, space::SpaceParams{16, 2, 64}))};
   KnobMeasurer measurer;
-  TaskSetup task{dag, "test", codegen::Target{"x86_64-pc-linux-gnu", "test", "", 512, 2}, nullptr};
+  TaskSetup task{dag, "test", Target{"x86_64-pc-linux-gnu", "test", "", 512, 2}, nullptr};
 
   TuneResult tune(const std::string& strategy, model::CostModel& model, int trials) {
     TuneOptions o;
@@ -99,7 +99,7 @@ TEST_CASE("grid search stops when the template space is exhausted", "[search][te
   TemplateSearchSpace space{
       std::move(*space::make_template("matmul", dag, space::SpaceParams{16, 2, 64}))};
   KnobMeasurer measurer;
-  TaskSetup task{dag, "test", codegen::Target{"x86_64-pc-linux-gnu", "test", "", 512, 2}, nullptr};
+  TaskSetup task{dag, "test", Target{"x86_64-pc-linux-gnu", "test", "", 512, 2}, nullptr};
   TuneOptions o;
   o.strategy = "grid";
   o.trials = 100000;

@@ -143,7 +143,7 @@ struct Fixture {
   ir::ComputeDAG dag = test::matmul_dag(256, 256, 256);
   SketchSearchSpace space{dag, space::SpaceParams{16, 2, 64}};
   SimulatedMeasurer measurer;
-  TaskSetup task{dag, "test", codegen::Target{"x86_64-pc-linux-gnu", "test", "", 512, 2}, nullptr};
+  TaskSetup task{dag, "test", Target{"x86_64-pc-linux-gnu", "test", "", 512, 2}, nullptr};
   int confirm_top = 4;
 
   TuneResult tune(const std::string& strategy, model::CostModel& model, int trials,
