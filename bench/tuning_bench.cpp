@@ -16,9 +16,9 @@
 #include "kiln/codegen/target.h"
 #include "kiln/ir/parser.h"
 #include "kiln/measure/measurer.h"
-#include "kiln/measure/record.h"
 #include "kiln/model/features.h"
 #include "kiln/model/xgboost_model.h"
+#include "kiln/record/record.h"
 #include "kiln/schedule/lower.h"
 #include "kiln/schedule/state.h"
 #include "kiln/search/search_space.h"
@@ -139,17 +139,15 @@ void bench_prediction(const search::SketchSearchSpace& space, const Options& o) 
              tuner_s[4], points.size() / tuner_s[2], tuner_scores);
 }
 
-/// Random configs whose steps replay into a valid State (the builder would
-/// refuse the others before compiling anything, which is not what is timed).
-std::vector<measure::Config> valid_configs(const search::SketchSearchSpace& space, int count,
-                                           std::uint64_t seed) {
+/// The schedules of random configs that build (a config that does not is
+/// refused before anything is compiled, which is not what is timed).
+std::vector<schedule::State> valid_states(const search::SketchSearchSpace& space, int count,
+                                          std::uint64_t seed) {
   std::mt19937_64 rng(seed);
-  std::vector<measure::Config> out;
-  for (int tries = 0; static_cast<int>(out.size()) < count && tries < count * 100; ++tries) {
-    search::Point p = space.sample(rng);
-    if (space.state(p))
-      out.push_back(space.config(p));
-  }
+  std::vector<schedule::State> out;
+  for (int tries = 0; static_cast<int>(out.size()) < count && tries < count * 100; ++tries)
+    if (auto state = space.state(space.sample(rng)))
+      out.push_back(std::move(*state));
   return out;
 }
 
@@ -160,12 +158,14 @@ struct RunFigures {
 };
 
 RunFigures bench_measurement(measure::ProgramMeasurer& measurer, const std::string& name,
-                             const std::vector<measure::Config>& configs, int batch_size) {
+                             const std::vector<schedule::State>& states, int batch_size) {
   RunFigures f{.runner = name};
-  for (std::size_t begin = 0; begin < configs.size(); begin += batch_size) {
-    std::size_t end = std::min(configs.size(), begin + batch_size);
-    std::vector<measure::Config> batch(configs.begin() + begin, configs.begin() + end);
-    for (const measure::MeasureResult& r : measurer.measure(batch))
+  for (std::size_t begin = 0; begin < states.size(); begin += batch_size) {
+    std::size_t end = std::min(states.size(), begin + batch_size);
+    std::vector<const schedule::State*> batch;
+    for (std::size_t i = begin; i < end; ++i)
+      batch.push_back(&states[i]);
+    for (const record::MeasureResult& r : measurer.measure(batch))
       f.errors += r.ok() ? 0 : 1;
   }
   const measure::MeasureStats& s = measurer.stats();
@@ -244,11 +244,11 @@ int main(int argc, char** argv) {
   bench_sampling(space.sketches(), o);
   bench_prediction(space, o);
 
-  std::vector<measure::Config> configs = valid_configs(space, o.batches * o.batch_size, o.seed);
+  std::vector<schedule::State> states = valid_states(space, o.batches * o.batch_size, o.seed);
   int threads = o.build_threads > 0 ? o.build_threads : target.cores;
   fmt::print("measurement: {} random valid configs in batches of {}, {} builder threads\n",
-             configs.size(), o.batch_size, threads);
+             states.size(), o.batch_size, threads);
   for (auto& [name, measurer] : measurers)
-    print_figures(bench_measurement(*measurer, name, configs, o.batch_size), threads);
+    print_figures(bench_measurement(*measurer, name, states, o.batch_size), threads);
   return 0;
 }

@@ -9,10 +9,6 @@
 
 namespace kiln::measure {
 
-Instantiate replay_steps(const ir::ComputeDAG& dag) {
-  return [dag](const Config& config) { return schedule::State::replay(dag, config.steps); };
-}
-
 struct Builder::Impl {
   std::vector<std::unique_ptr<codegen::Compiler>> compilers; ///< one per thread
 };
@@ -37,21 +33,13 @@ int Builder::threads() const {
   return static_cast<int>(impl_->compilers.size());
 }
 
-static BuildResult build_one(codegen::Compiler& compiler, const Config& config,
-                             const Instantiate& make) {
+static BuildResult build_one(codegen::Compiler& compiler, const schedule::State& state) {
   Stopwatch clock;
   BuildResult out;
-  auto state = make(config);
-  if (!state) {
-    out.error = MeasureError::InvalidSchedule;
-    out.message = state.error().message();
-    out.seconds = clock.elapsed_ms() / 1e3;
-    return out;
-  }
-  auto object = catch_user_error([&] { return compiler.compile(schedule::lower(*state)); });
+  auto object = catch_user_error([&] { return compiler.compile(schedule::lower(state)); });
   out.seconds = clock.elapsed_ms() / 1e3;
   if (!object) {
-    out.error = MeasureError::CompileError;
+    out.error = record::MeasureError::CompileError;
     out.message = object.error().message();
     return out;
   }
@@ -59,15 +47,14 @@ static BuildResult build_one(codegen::Compiler& compiler, const Config& config,
   return out;
 }
 
-std::vector<BuildResult> Builder::build(const std::vector<Config>& configs,
-                                        const Instantiate& make) {
-  std::vector<BuildResult> results(configs.size());
+std::vector<BuildResult> Builder::build(std::span<const schedule::State* const> states) {
+  std::vector<BuildResult> results(states.size());
   std::atomic<size_t> next{0};
   auto worker = [&](codegen::Compiler& compiler) {
-    for (size_t i = next++; i < configs.size(); i = next++)
-      results[i] = build_one(compiler, configs[i], make);
+    for (size_t i = next++; i < states.size(); i = next++)
+      results[i] = build_one(compiler, *states[i]);
   };
-  size_t n = std::min(configs.size(), impl_->compilers.size());
+  size_t n = std::min(states.size(), impl_->compilers.size());
   std::vector<std::thread> pool;
   for (size_t t = 1; t < n; ++t)
     pool.emplace_back(worker, std::ref(*impl_->compilers[t]));

@@ -4,15 +4,21 @@
 
 namespace kiln::measure {
 
+std::vector<record::MeasureResult> Measurer::measure(const std::vector<schedule::State>& states) {
+  std::vector<const schedule::State*> pointers;
+  pointers.reserve(states.size());
+  for (const schedule::State& s : states)
+    pointers.push_back(&s);
+  return measure(std::span<const schedule::State* const>(pointers));
+}
+
 ProgramMeasurer::~ProgramMeasurer() = default;
 
 Expected<std::unique_ptr<ProgramMeasurer>> ProgramMeasurer::create(const ir::ComputeDAG& dag,
                                                                    const Target& target,
-                                                                   const MeasureOptions& options,
-                                                                   Instantiate instantiate) {
+                                                                   const MeasureOptions& options) {
   std::unique_ptr<ProgramMeasurer> m(new ProgramMeasurer());
   m->dag_ = dag;
-  m->instantiate_ = instantiate ? std::move(instantiate) : replay_steps(dag);
   auto reference = Reference::create(dag, target, options.seed, options.check);
   if (!reference)
     return reference.error();
@@ -30,12 +36,13 @@ Expected<std::unique_ptr<ProgramMeasurer>> ProgramMeasurer::create(const ir::Com
   return m;
 }
 
-std::vector<MeasureResult> ProgramMeasurer::measure(const std::vector<Config>& configs) {
+std::vector<record::MeasureResult>
+ProgramMeasurer::measure(std::span<const schedule::State* const> states) {
   Stopwatch clock;
-  std::vector<BuildResult> built = builder_->build(configs, instantiate_);
-  std::vector<MeasureResult> results;
+  std::vector<BuildResult> built = builder_->build(states);
+  std::vector<record::MeasureResult> results;
   for (BuildResult& b : built) {
-    MeasureResult r;
+    record::MeasureResult r;
     if (b.object) {
       r = runner_->run(*b.object);
     } else {

@@ -1,23 +1,12 @@
 #include "kiln/measure/replay.h"
 
-#include "kiln/ir/parser.h"
-
 #include <fmt/format.h>
 
 namespace kiln::measure {
 
-Expected<ir::ComputeDAG> dag_of(const Record& record) {
-  auto dag = ir::parse_op(record.task.dag_text, record.task.source + " (as logged)");
-  if (!dag)
-    return Error("bad-record", fmt::format("the logged op of task {} does not parse: {}",
-                                           record.task.workload_key, dag.error().render()));
-  // The canonical text carries shapes, not parameters: put them back.
-  return ir::ComputeDAG(dag->name(), dag->stages(), record.task.params);
-}
-
-Expected<MeasureResult> replay(const Record& record, const Target& target,
-                               const MeasureOptions& options) {
-  auto dag = dag_of(record);
+Expected<record::MeasureResult> replay(const record::Record& record, const Target& target,
+                                       const MeasureOptions& options) {
+  auto dag = record::task_dag(record.task);
   if (!dag)
     return dag.error();
   if (dag->workload_key() != record.task.workload_key)
@@ -25,24 +14,23 @@ Expected<MeasureResult> replay(const Record& record, const Target& target,
                  fmt::format("the logged op text gives workload key {}, not the logged {}; the "
                              "record was written by an incompatible kiln",
                              dag->workload_key(), record.task.workload_key));
+  if (!record.config.program())
+    return Error("bad-record", fmt::format("trial {} of task {} is a template config logged by its "
+                                           "knobs alone, without its steps; tune the task again "
+                                           "with this kiln to log it replayably",
+                                           record.trial, record.task.workload_key));
+  auto state = schedule::State::replay(*dag, record.config.steps);
+  if (!state) {
+    record::MeasureResult invalid;
+    invalid.error = record::MeasureError::InvalidSchedule;
+    invalid.message = state.error().message();
+    return invalid;
+  }
   auto measurer = ProgramMeasurer::create(*dag, target, options);
   if (!measurer)
     return measurer.error();
-  return (*measurer)->measure({record.config}).front();
-}
-
-std::string best_table(const std::vector<const Record*>& best) {
-  std::string out = fmt::format("{:<18} {:<28} {:>9} {:>11} {:>6}  {:<14} {}\n", "op", "params",
-                                "GFLOPS", "time (ms)", "trial", "cpu", "workload key");
-  for (const Record* r : best) {
-    std::string params;
-    for (const ir::Param& p : r->task.params)
-      params += fmt::format("{}{}={}", params.empty() ? "" : " ", p.name, p.value);
-    out += fmt::format("{:<18} {:<28} {:>9.2f} {:>11.4f} {:>6}  {:<14} {}\n", r->task.op_name,
-                       params, r->gflops(), r->result.median() * 1e3, r->trial, r->target.cpu,
-                       r->task.workload_key);
-  }
-  return out;
+  const schedule::State* one[] = {&*state};
+  return (*measurer)->measure(one).front();
 }
 
 } // namespace kiln::measure

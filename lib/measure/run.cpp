@@ -3,21 +3,7 @@
 #include "kiln/codegen/jit.h"
 #include "kiln/measure/argument_buffers.h"
 
-#include <fmt/format.h>
-
 namespace kiln::measure {
-
-std::string RunReport::describe() const {
-  return fmt::format("check:    {}\n"
-                     "time:     {:.4f} ms median, {:.4f} ms min ({} repeats of {} calls)\n"
-                     "speed:    {:.2f} GFLOPS ({:.4g} flops a call)\n"
-                     "compile:  {:.1f} ms (LLVM IR {:.1f}, optimise {:.1f}, machine code {:.1f}, "
-                     "link {:.1f})\n",
-                     check.describe(), timing.median() * 1e3, timing.min() * 1e3,
-                     timing.seconds.size(), timing.number, gflops(), flops,
-                     compile.total_ms() + link_ms, compile.ir_ms, compile.opt_ms,
-                     compile.codegen_ms, link_ms);
-}
 
 Expected<JitKernel> jit_compile(const schedule::LoweredFunc& func, const Target& target) {
   auto compiler = codegen::Compiler::create(target);

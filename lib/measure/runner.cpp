@@ -29,15 +29,15 @@ namespace {
 
 /// One trial: load, run once (checked; it also warms the caches), compare,
 /// time. `best_seconds` is the best median so far, updated here.
-MeasureResult run_trial(codegen::Jit& jit, const codegen::ObjectCode& object,
-                        const ir::ComputeDAG& dag, ArgumentBuffers& buffers,
-                        const Reference& reference, const RunnerOptions& options,
-                        double& best_seconds) {
+record::MeasureResult run_trial(codegen::Jit& jit, const codegen::ObjectCode& object,
+                                const ir::ComputeDAG& dag, ArgumentBuffers& buffers,
+                                const Reference& reference, const RunnerOptions& options,
+                                double& best_seconds) {
   Stopwatch clock;
-  MeasureResult result;
+  record::MeasureResult result;
   auto kernel = jit.load(object);
   if (!kernel) {
-    result.error = MeasureError::CompileError;
+    result.error = record::MeasureError::CompileError;
     result.message = kernel.error().message();
     return result;
   }
@@ -47,7 +47,7 @@ MeasureResult run_trial(codegen::Jit& jit, const codegen::ObjectCode& object,
   double first_seconds = first.elapsed_ms() / 1e3;
   CheckReport check = reference.compare(dag, buffers);
   if (!check.passed) {
-    result.error = MeasureError::WrongAnswer;
+    result.error = record::MeasureError::WrongAnswer;
     result.message = check.first_mismatch;
   } else if (timed_by_checked_run(first_seconds, best_seconds, options)) {
     result.costs = {first_seconds};
@@ -72,7 +72,7 @@ public:
       : dag_(dag), reference_(reference), options_(options), jit_(std::move(jit)),
         buffers_(dag, reference.seed()) {}
 
-  MeasureResult run(const codegen::ObjectCode& object) override {
+  record::MeasureResult run(const codegen::ObjectCode& object) override {
     return run_trial(*jit_, object, dag_, buffers_, reference_, options_, best_seconds_);
   }
 
@@ -128,7 +128,7 @@ bool read_string(int fd, std::string& s) {
   return read_all(fd, s.data(), n);
 }
 
-bool write_result(int fd, const MeasureResult& r) {
+bool write_result(int fd, const record::MeasureResult& r) {
   std::uint32_t head[3] = {static_cast<std::uint32_t>(r.error),
                            static_cast<std::uint32_t>(r.number),
                            static_cast<std::uint32_t>(r.costs.size())};
@@ -137,11 +137,11 @@ bool write_result(int fd, const MeasureResult& r) {
          write_all(fd, &r.run_seconds, sizeof r.run_seconds) && write_string(fd, r.message);
 }
 
-bool read_result(int fd, MeasureResult& r) {
+bool read_result(int fd, record::MeasureResult& r) {
   std::uint32_t head[3];
   if (!read_all(fd, head, sizeof head) || head[2] > 100000)
     return false;
-  r.error = static_cast<MeasureError>(head[0]);
+  r.error = static_cast<record::MeasureError>(head[0]);
   r.number = static_cast<int>(head[1]);
   r.costs.resize(head[2]);
   return read_all(fd, r.costs.data(), r.costs.size() * sizeof(double)) &&
@@ -167,7 +167,8 @@ bool read_result(int fd, MeasureResult& r) {
         !read_string(in, bytes))
       ::_exit(0);
     object.bytes.assign(bytes.begin(), bytes.end());
-    MeasureResult r = run_trial(**jit, object, dag, buffers, reference, options, best_seconds);
+    record::MeasureResult r =
+        run_trial(**jit, object, dag, buffers, reference, options, best_seconds);
     if (!write_result(out, r))
       ::_exit(0);
   }
@@ -207,11 +208,11 @@ public:
     return std::nullopt;
   }
 
-  MeasureResult run(const codegen::ObjectCode& object) override {
-    MeasureResult result;
+  record::MeasureResult run(const codegen::ObjectCode& object) override {
+    record::MeasureResult result;
     if (pid_ < 0)
       if (auto err = start_worker()) {
-        result.error = MeasureError::RuntimeCrash;
+        result.error = record::MeasureError::RuntimeCrash;
         result.message = err->message();
         return result;
       }
@@ -228,7 +229,7 @@ public:
     } while (ready < 0 && errno == EINTR);
     if (ready == 0) {
       stop_worker();
-      result.error = MeasureError::Timeout;
+      result.error = record::MeasureError::Timeout;
       result.message =
           fmt::format("no answer within {:g} s; the worker was killed", options_.timeout_seconds);
       result.run_seconds = clock.elapsed_ms() / 1e3;
@@ -240,9 +241,9 @@ public:
   }
 
 private:
-  MeasureResult worker_died(const Stopwatch& clock) {
-    MeasureResult result;
-    result.error = MeasureError::RuntimeCrash;
+  record::MeasureResult worker_died(const Stopwatch& clock) {
+    record::MeasureResult result;
+    result.error = record::MeasureError::RuntimeCrash;
     int status = 0;
     ::close(to_);
     ::close(from_);

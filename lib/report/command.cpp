@@ -10,7 +10,7 @@ namespace {
 constexpr std::size_t kMaxWarnings = 20;
 }
 
-Section command_section(const measure::LoadedLog& log, const ReportOptions& options) {
+Section command_section(const record::LoadedLog& log, const ReportOptions& options) {
   Section sec{"command", "Command", ""};
   std::string& b = sec.body;
   if (options.command.empty())

@@ -16,7 +16,7 @@ namespace kiln::report {
 namespace {
 
 struct Point {
-  const measure::Record* record;
+  const record::Record* record;
   std::size_t run; ///< index into the runs list below
   double x, y;     ///< normalised score, fraction of the task's best
 };
@@ -37,7 +37,7 @@ Section cost_model_section(const LogView& view, const ReportOptions& options) {
   std::vector<std::vector<std::string>> task_rows;
   for (const TaskView& task : view.tasks) {
     double lo = INFINITY, hi = -INFINITY;
-    for (const measure::Record* r : task.records)
+    for (const record::Record* r : task.records)
       if (std::isfinite(r->predicted)) {
         lo = std::min(lo, r->predicted);
         hi = std::max(hi, r->predicted);
@@ -50,7 +50,7 @@ Section cost_model_section(const LogView& view, const ReportOptions& options) {
       auto [it, added] = run_index.emplace(run.label, runs.size());
       if (added)
         runs.push_back(&run);
-      for (const measure::Record* r : run.records) {
+      for (const record::Record* r : run.records) {
         if (!std::isfinite(r->predicted))
           continue;
         double x = hi > lo ? (r->predicted - lo) / (hi - lo) : 0.5;
@@ -58,7 +58,7 @@ Section cost_model_section(const LogView& view, const ReportOptions& options) {
           valid.push_back({r, it->second, x, r->gflops() / best});
           scores.push_back(r->predicted);
           speeds.push_back(r->gflops());
-        } else if (r->result.error != measure::MeasureError::None) {
+        } else if (r->result.error != record::MeasureError::None) {
           failed.push_back({r, it->second, x, 0});
         }
       }
@@ -108,7 +108,7 @@ Section cost_model_section(const LogView& view, const ReportOptions& options) {
     const Point& p = failed[i];
     crosses.push_back({p.x, p.y, "",
                        fmt::format("{} · trial {} · {} · score {}", runs[p.run]->label,
-                                   p.record->trial, measure::error_name(p.record->result.error),
+                                   p.record->trial, record::error_name(p.record->result.error),
                                    format_number(p.record->predicted, 4)),
                        3.5});
   }

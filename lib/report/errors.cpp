@@ -13,24 +13,24 @@ namespace kiln::report {
 
 namespace {
 
-constexpr std::array kKinds = {measure::MeasureError::InvalidSchedule,
-                               measure::MeasureError::CompileError,
-                               measure::MeasureError::RuntimeCrash, measure::MeasureError::Timeout,
-                               measure::MeasureError::WrongAnswer};
+constexpr std::array kKinds = {record::MeasureError::InvalidSchedule,
+                               record::MeasureError::CompileError,
+                               record::MeasureError::RuntimeCrash, record::MeasureError::Timeout,
+                               record::MeasureError::WrongAnswer};
 
-const char* meaning(measure::MeasureError e) {
+const char* meaning(record::MeasureError e) {
   switch (e) {
-  case measure::MeasureError::InvalidSchedule:
+  case record::MeasureError::InvalidSchedule:
     return "a step could not apply";
-  case measure::MeasureError::CompileError:
+  case record::MeasureError::CompileError:
     return "lowering, LLVM or linking failed";
-  case measure::MeasureError::RuntimeCrash:
+  case record::MeasureError::RuntimeCrash:
     return "the kernel crashed or its worker died";
-  case measure::MeasureError::Timeout:
+  case record::MeasureError::Timeout:
     return "the kernel ran past the time limit";
-  case measure::MeasureError::WrongAnswer:
+  case record::MeasureError::WrongAnswer:
     return "the output differed from the reference";
-  case measure::MeasureError::None:
+  case record::MeasureError::None:
     break;
   }
   return "";
@@ -63,8 +63,8 @@ Section errors_section(const LogView& view, const ReportOptions&) {
         per_run.emplace_back();
       }
       trials[at] += run.records.size();
-      for (const measure::Record* r : run.records) {
-        if (r->result.error == measure::MeasureError::None) {
+      for (const record::Record* r : run.records) {
+        if (r->result.error == record::MeasureError::None) {
           unmeasured += r->result.ok() ? 0 : 1;
           continue;
         }
@@ -98,7 +98,7 @@ Section errors_section(const LogView& view, const ReportOptions&) {
   for (std::size_t k = 0; k < kKinds.size(); ++k)
     if (total[k] > 0)
       rows.push_back(
-          {fmt::format("<code>{}</code>", measure::error_name(kKinds[k])), meaning(kKinds[k]),
+          {fmt::format("<code>{}</code>", record::error_name(kKinds[k])), meaning(kKinds[k]),
            format_count(static_cast<long long>(total[k])), share(total[k], view.records),
            example[k].empty() ? "" : fmt::format("<code>{}</code>", escape(example[k]))});
   b += table({"kind", "meaning", "#trials", "#share of trials", "example message"}, rows);
@@ -106,8 +106,8 @@ Section errors_section(const LogView& view, const ReportOptions&) {
   // Per run: runs as rows, so any number of runs fits.
   if (runs.size() > 1) {
     std::vector<std::string> headers = {"run", "#trials", "#failed"};
-    for (measure::MeasureError e : kKinds)
-      headers.push_back("#" + std::string(measure::error_name(e)));
+    for (record::MeasureError e : kKinds)
+      headers.push_back("#" + std::string(record::error_name(e)));
     std::vector<std::vector<std::string>> run_rows;
     for (std::size_t r = 0; r < runs.size(); ++r) {
       std::size_t failed = 0;
@@ -125,13 +125,13 @@ Section errors_section(const LogView& view, const ReportOptions&) {
 
   std::vector<std::string> names;
   for (auto it = kKinds.rbegin(); it != kKinds.rend(); ++it)
-    names.emplace_back(measure::error_name(*it));
+    names.emplace_back(record::error_name(*it));
   SvgChart chart("errors-chart", "Failed trials by kind", linear_axis("failed trials"),
                  ordinal_axis("", names), 640, 86 + 30 * static_cast<int>(names.size()));
   for (std::size_t k = 0; k < kKinds.size(); ++k) {
     double y = static_cast<double>(kKinds.size() - 1 - k);
     chart.rect(0, static_cast<double>(total[k]), y - 0.32, y + 0.32, "#D55E00",
-               fmt::format("{}: {}", measure::error_name(kKinds[k]),
+               fmt::format("{}: {}", record::error_name(kKinds[k]),
                            format_count(static_cast<long long>(total[k]))));
   }
   b += chart.render();

@@ -15,7 +15,7 @@ namespace {
 
 constexpr std::string_view kBaselinePrefix = "baseline/";
 
-std::string params_text(const measure::TaskInfo& task) {
+std::string params_text(const record::TaskInfo& task) {
   std::string s;
   for (const ir::Param& p : task.params)
     s += fmt::format("{}{}={}", s.empty() ? "" : " ", p.name, p.value);
@@ -33,7 +33,7 @@ void split_label(RunView& run) {
   }
 }
 
-bool better(const measure::Record* candidate, const measure::Record* best) {
+bool better(const record::Record* candidate, const record::Record* best) {
   return candidate->result.ok() && (!best || candidate->gflops() > best->gflops());
 }
 
@@ -45,7 +45,7 @@ bool better(const measure::Record* candidate, const measure::Record* best) {
 double run_seconds(const RunView& run) {
   if (!run.rounds.empty()) {
     double total = 0, session = 0, previous = -1;
-    for (const measure::RoundRecord* r : run.rounds) {
+    for (const record::RoundRecord* r : run.rounds) {
       if (r->elapsed_seconds < previous) {
         total += session;
         session = 0;
@@ -58,17 +58,17 @@ double run_seconds(const RunView& run) {
   if (run.records.empty())
     return 0;
   double lo = run.records.front()->timestamp, hi = lo;
-  for (const measure::Record* r : run.records) {
+  for (const record::Record* r : run.records) {
     lo = std::min(lo, r->timestamp);
     hi = std::max(hi, r->timestamp);
   }
-  const measure::Record* first = run.records.front();
+  const record::Record* first = run.records.front();
   return hi - lo + first->result.build_seconds + first->result.run_seconds;
 }
 
 } // namespace
 
-bool is_naive(const measure::Record& r) {
+bool is_naive(const record::Record& r) {
   return r.config.steps.empty() && r.config.template_name.empty() && r.config.knobs.empty() &&
          r.config.point.empty();
 }
@@ -77,7 +77,7 @@ int mode_order(const std::string& mode) {
   return mode == "online" ? 0 : mode == "offline" ? 1 : mode == "hybrid" ? 2 : 3;
 }
 
-LogView make_view(const measure::LoadedLog& log, const ReportOptions& options) {
+LogView make_view(const record::LoadedLog& log, const ReportOptions& options) {
   LogView view;
   std::unordered_map<std::string, std::size_t> task_index;
   std::unordered_map<std::string, std::string> colours; // run label → colour
@@ -105,7 +105,7 @@ LogView make_view(const measure::LoadedLog& log, const ReportOptions& options) {
   };
 
   bool any_time = false;
-  for (const measure::Record& r : log.records) {
+  for (const record::Record& r : log.records) {
     TaskView& task = task_of(r.task.workload_key);
     if (task.op.empty()) {
       task.op = r.task.op_name;
@@ -126,7 +126,7 @@ LogView make_view(const measure::LoadedLog& log, const ReportOptions& options) {
     run.records.push_back(&r);
     if (r.result.ok()) {
       ++view.valid;
-    } else if (r.result.error != measure::MeasureError::None) {
+    } else if (r.result.error != record::MeasureError::None) {
       ++view.errors;
       ++run.errors;
       ++task.errors;
@@ -147,7 +147,7 @@ LogView make_view(const measure::LoadedLog& log, const ReportOptions& options) {
       any_time = true;
     }
   }
-  for (const measure::RoundRecord& round : log.rounds) {
+  for (const record::RoundRecord& round : log.rounds) {
     TaskView& task = task_of(round.workload_key);
     run_of(task, round.run.empty() ? "(unlabelled)" : round.run).rounds.push_back(&round);
   }
@@ -162,7 +162,7 @@ LogView make_view(const measure::LoadedLog& log, const ReportOptions& options) {
     for (RunView& run : task.runs) {
       std::stable_sort(
           run.records.begin(), run.records.end(),
-          [](const measure::Record* a, const measure::Record* b) { return a->trial < b->trial; });
+          [](const record::Record* a, const record::Record* b) { return a->trial < b->trial; });
       run.seconds = run_seconds(run);
     }
   }

@@ -5,7 +5,7 @@
 #ifndef KILN_REPORT_LOG_VIEW_H
 #define KILN_REPORT_LOG_VIEW_H
 
-#include "kiln/measure/tuning_log.h"
+#include "kiln/record/tuning_log.h"
 #include "kiln/report/report.h"
 
 #include <cstddef>
@@ -20,11 +20,11 @@ struct RunView {
   std::string label; ///< the record's `run`, or "(unlabelled)"
   std::string mode;  ///< "online", "offline", "hybrid", or "other"
   std::string strategy;
-  std::string colour;                              ///< the run's colour in every chart
-  std::vector<const measure::Record*> records;     ///< by trial, then log order
-  std::vector<const measure::RoundRecord*> rounds; ///< log order
-  const measure::Record* best = nullptr;           ///< highest GFLOPS, valid only
-  const measure::Record* naive = nullptr;          ///< the untransformed schedule, if measured
+  std::string colour;                             ///< the run's colour in every chart
+  std::vector<const record::Record*> records;     ///< by trial, then log order
+  std::vector<const record::RoundRecord*> rounds; ///< log order
+  const record::Record* best = nullptr;           ///< highest GFLOPS, valid only
+  const record::Record* naive = nullptr;          ///< the untransformed schedule, if measured
   std::int64_t errors = 0;
   double seconds = 0; ///< tuning time: round clocks when logged, else record timestamps
 };
@@ -33,11 +33,11 @@ struct RunView {
 struct TaskView {
   std::string key, op, params; ///< params: "M=512 N=512 K=512"
   double flops = 0;
-  std::vector<const measure::Record*> records; ///< every tuning record, log order
-  std::vector<RunView> runs;                   ///< first appearance order
+  std::vector<const record::Record*> records; ///< every tuning record, log order
+  std::vector<RunView> runs;                  ///< first appearance order
   std::vector<Baseline> baselines;
-  const measure::Record* best = nullptr;
-  const measure::Record* naive = nullptr;
+  const record::Record* best = nullptr;
+  const record::Record* naive = nullptr;
   std::int64_t errors = 0;
 
   /// "matmul M=512 N=512 K=512"
@@ -57,10 +57,10 @@ struct LogView {
   double first_time = 0, last_time = 0; ///< record timestamps, 0 when none
 };
 
-LogView make_view(const measure::LoadedLog& log, const ReportOptions& options);
+LogView make_view(const record::LoadedLog& log, const ReportOptions& options);
 
 /// True for the naive schedule (no steps, no knobs): the speedup reference.
-bool is_naive(const measure::Record& r);
+bool is_naive(const record::Record& r);
 /// Rank of a mode for ordering: online, offline, hybrid, then the rest.
 int mode_order(const std::string& mode);
 

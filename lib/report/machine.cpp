@@ -9,14 +9,14 @@
 
 namespace kiln::report {
 
-Section machine_section(const measure::LoadedLog& log) {
+Section machine_section(const record::LoadedLog& log) {
   Section sec{"machine", "Target machine", ""};
   std::string& b = sec.body;
   using Key = std::tuple<std::string, std::string, std::string, int, int>;
   std::map<Key, std::size_t> count;
   std::vector<Key> order;
   std::set<std::string> versions;
-  for (const measure::Record& r : log.records) {
+  for (const record::Record& r : log.records) {
     Key k{r.target.triple, r.target.cpu, r.target.features, r.target.vector_bits, r.target.cores};
     if (count[k]++ == 0)
       order.push_back(k);

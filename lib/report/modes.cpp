@@ -70,7 +70,7 @@ Section modes_section(const LogView& view, const ReportOptions&) {
       return mode_order(a->mode) < mode_order(b->mode);
     });
     for (const RunView* r : runs) {
-      const measure::Record* naive = r->naive ? r->naive : task.naive;
+      const record::Record* naive = r->naive ? r->naive : task.naive;
       std::vector<std::string> row;
       if (view.tasks.size() > 1)
         row.push_back(escape(task.name()));

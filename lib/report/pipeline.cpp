@@ -22,7 +22,7 @@ constexpr std::size_t kMaxRoundMarkers = 200; ///< accuracy dots; group means pa
 
 const char* const kStageColours[] = {"#0072B2", "#D55E00", "#009E73"};
 
-bool has_accuracy(const measure::RoundRecord& r) {
+bool has_accuracy(const record::RoundRecord& r) {
   return std::isfinite(r.model_accuracy) && r.model_accuracy >= 0 && r.model_accuracy <= 1;
 }
 
@@ -30,7 +30,7 @@ bool has_accuracy(const measure::RoundRecord& r) {
 /// ones log the running total.
 std::int64_t predictions(const RunView& run) {
   std::int64_t sum = 0, max = 0;
-  for (const measure::RoundRecord* r : run.rounds) {
+  for (const record::RoundRecord* r : run.rounds) {
     sum += r->predicted;
     max = std::max(max, r->predicted);
   }
@@ -42,15 +42,15 @@ std::string counts_chart(const std::string& id, const RunView& run) {
              320);
   struct Series {
     const char* name;
-    std::int64_t measure::RoundRecord::*field;
+    std::int64_t record::RoundRecord::*field;
     const char* colour;
     bool dashed;
   };
   // "proposed" is dashed and drawn over "measured": usually they are equal.
   const Series series[] = {
-      {"scored by the model", &measure::RoundRecord::predicted, "#8250df", false},
-      {"measured", &measure::RoundRecord::measured, "#009E73", false},
-      {"proposed", &measure::RoundRecord::sampled, "#0072B2", true}};
+      {"scored by the model", &record::RoundRecord::predicted, "#8250df", false},
+      {"measured", &record::RoundRecord::measured, "#009E73", false},
+      {"proposed", &record::RoundRecord::sampled, "#0072B2", true}};
   for (const Series& s : series) {
     std::vector<XY> pts;
     for (std::size_t i : spread(run.rounds.size(), kMaxRoundPoints))
@@ -150,8 +150,8 @@ std::string stages_chart(const std::string& id, const RunView& run) {
 }
 
 std::string accuracy_text(const RunView& run) {
-  const measure::RoundRecord *first = nullptr, *last = nullptr;
-  for (const measure::RoundRecord* r : run.rounds)
+  const record::RoundRecord *first = nullptr, *last = nullptr;
+  for (const record::RoundRecord* r : run.rounds)
     if (has_accuracy(*r)) {
       if (!first)
         first = r;
@@ -179,7 +179,7 @@ Section pipeline_section(const LogView& view, const ReportOptions&) {
         continue;
       double stage[3] = {0, 0, 0};
       std::int64_t proposed = 0, measured = 0, errors = 0;
-      for (const measure::RoundRecord* round : run.rounds) {
+      for (const record::RoundRecord* round : run.rounds) {
         stage[0] += round->sample_seconds;
         stage[1] += round->measure_seconds;
         stage[2] += round->update_seconds;

@@ -13,7 +13,7 @@
 
 namespace kiln::report {
 
-std::string render_report(const measure::LoadedLog& log, const ReportOptions& options) {
+std::string render_report(const record::LoadedLog& log, const ReportOptions& options) {
   LogView view = make_view(log, options);
   std::vector<Section> sections = {
       tuning_curve_section(view, options), pipeline_section(view, options),
@@ -25,7 +25,7 @@ std::string render_report(const measure::LoadedLog& log, const ReportOptions& op
   return page(options.title, summary(view, log, options), sections);
 }
 
-std::optional<Error> write_report(const measure::LoadedLog& log, const std::string& output,
+std::optional<Error> write_report(const record::LoadedLog& log, const std::string& output,
                                   const ReportOptions& options) {
   std::string html = render_report(log, options);
   std::ofstream out(output, std::ios::binary | std::ios::trunc);
@@ -41,7 +41,7 @@ std::optional<Error> write_report(const measure::LoadedLog& log, const std::stri
 
 std::optional<Error> write_report(const std::vector<std::string>& logs, const std::string& output,
                                   ReportOptions options) {
-  auto log = measure::load_logs(logs);
+  auto log = record::load_logs(logs);
   if (!log)
     return log.error();
   if (options.sources.empty())

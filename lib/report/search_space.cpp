@@ -29,11 +29,11 @@ constexpr std::size_t kMaxCategories = 40; ///< distinct values drawn as bands; 
 
 struct Group {
   std::string title;
-  std::vector<std::string> names;              ///< one per decision
-  std::vector<const measure::Record*> records; ///< log order
+  std::vector<std::string> names;             ///< one per decision
+  std::vector<const record::Record*> records; ///< log order
 };
 
-std::int64_t decision(const measure::Record& r, std::size_t i) {
+std::int64_t decision(const record::Record& r, std::size_t i) {
   // Template records carry their knobs (and the same numbers as a point).
   return r.config.knobs.empty() ? r.config.point[i + 1] : r.config.knobs[i].second;
 }
@@ -42,7 +42,7 @@ std::int64_t decision(const measure::Record& r, std::size_t i) {
 std::optional<Group> largest_group(const TaskView& task) {
   std::map<std::string, Group> groups;
   std::vector<std::string> order;
-  for (const measure::Record* r : task.records) {
+  for (const record::Record* r : task.records) {
     std::string key;
     Group g;
     if (!r->config.knobs.empty()) {
@@ -82,31 +82,31 @@ struct Choice {
 
 /// The decisions that vary, most important first; `by_rho` says how.
 std::vector<Choice> rank_decisions(const Group& g, bool& by_rho) {
-  std::vector<const measure::Record*> timed;
-  for (const measure::Record* r : g.records)
+  std::vector<const record::Record*> timed;
+  for (const record::Record* r : g.records)
     if (r->result.ok())
       timed.push_back(r);
   by_rho = timed.size() >= 3;
   std::vector<double> speed;
-  for (const measure::Record* r : timed)
+  for (const record::Record* r : timed)
     speed.push_back(r->gflops());
   std::vector<Choice> out;
   for (std::size_t i = 0; i < g.names.size(); ++i) {
     std::set<std::int64_t> distinct;
-    for (const measure::Record* r : g.records)
+    for (const record::Record* r : g.records)
       distinct.insert(decision(*r, i));
     if (distinct.size() < 2)
       continue;
     double score = 0;
     if (by_rho) {
       std::vector<double> v;
-      for (const measure::Record* r : timed)
+      for (const record::Record* r : timed)
         v.push_back(static_cast<double>(decision(*r, i)));
       double rho = spearman(v, speed);
       score = std::isfinite(rho) ? std::abs(rho) : 0;
     } else {
       double sum = 0, sum2 = 0, n = static_cast<double>(g.records.size());
-      for (const measure::Record* r : g.records) {
+      for (const record::Record* r : g.records) {
         double l = std::log2(1 + std::abs(static_cast<double>(decision(*r, i))));
         sum += l;
         sum2 += l * l;
@@ -135,7 +135,7 @@ struct Placement {
 
 Placement place(const Group& g, std::size_t i) {
   std::set<std::int64_t> distinct;
-  for (const measure::Record* r : g.records)
+  for (const record::Record* r : g.records)
     distinct.insert(decision(*r, i));
   std::string label = fmt::format("{} (value of the decision)", g.names[i]);
   Placement p;
@@ -164,14 +164,14 @@ std::string space_chart(const std::string& id, const TaskView& task, const Group
   SvgChart chart(id, fmt::format("Measured configs of {}", g.title), px.axis, y, 760, 460);
 
   struct Placed {
-    const measure::Record* r;
+    const record::Record* r;
     double x, y;
     double gflops; ///< once: Record::gflops() takes a median
   };
   std::vector<Placed> timed, failed;
-  const measure::Record* group_best = nullptr;
+  const record::Record* group_best = nullptr;
   for (std::size_t k = 0; k < g.records.size(); ++k) {
-    const measure::Record* r = g.records[k];
+    const record::Record* r = g.records[k];
     double x = px.at(decision(*r, choices[0].index), unit_hash(2 * k));
     double g = r->gflops();
     double yy = py ? py->at(decision(*r, choices[1].index), unit_hash(2 * k + 1)) : g;
@@ -179,14 +179,14 @@ std::string space_chart(const std::string& id, const TaskView& task, const Group
       timed.push_back({r, x, yy, g});
       if (!group_best || g > group_best->gflops())
         group_best = r;
-    } else if (r->result.error != measure::MeasureError::None) {
+    } else if (r->result.error != record::MeasureError::None) {
       failed.push_back({r, x, yy, 0});
     }
   }
-  auto tip = [&](const measure::Record* r) {
+  auto tip = [&](const record::Record* r) {
     std::string s = fmt::format("trial {} · {}", r->trial, r->run);
     s += r->result.ok() ? fmt::format(" · {} GFLOPS", format_number(r->gflops()))
-                        : fmt::format(" · {}", measure::error_name(r->result.error));
+                        : fmt::format(" · {}", record::error_name(r->result.error));
     s += fmt::format(" · {}={}", g.names[choices[0].index], decision(*r, choices[0].index));
     if (py)
       s += fmt::format(", {}={}", g.names[choices[1].index], decision(*r, choices[1].index));

@@ -27,7 +27,7 @@ std::string more_tasks_note(const LogView& view) {
                           kMaxTaskCharts, view.tasks.size()));
 }
 
-std::string speedup(const measure::Record* best, const measure::Record* naive) {
+std::string speedup(const record::Record* best, const record::Record* naive) {
   if (!best || !naive || naive->gflops() <= 0)
     return "–";
   return format_number(best->gflops() / naive->gflops()) + "×";

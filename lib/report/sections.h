@@ -15,7 +15,7 @@
 namespace kiln::report {
 
 /// The block under the title: headline numbers, sources, load warnings.
-std::string summary(const LogView& view, const measure::LoadedLog& log,
+std::string summary(const LogView& view, const record::LoadedLog& log,
                     const ReportOptions& options);
 
 Section tuning_curve_section(const LogView& view, const ReportOptions& options);
@@ -25,8 +25,8 @@ Section search_space_section(const LogView& view, const ReportOptions& options);
 Section modes_section(const LogView& view, const ReportOptions& options);
 Section errors_section(const LogView& view, const ReportOptions& options);
 Section best_configs_section(const LogView& view, const ReportOptions& options);
-Section machine_section(const measure::LoadedLog& log);
-Section command_section(const measure::LoadedLog& log, const ReportOptions& options);
+Section machine_section(const record::LoadedLog& log);
+Section command_section(const record::LoadedLog& log, const ReportOptions& options);
 
 // Shared by the sections.
 
@@ -38,7 +38,7 @@ std::string sampled_note(std::size_t shown, std::size_t total, const std::string
 /// The note when a section drew only the first kMaxTaskCharts tasks.
 std::string more_tasks_note(const LogView& view);
 /// "12.5×": how many times faster `best` is than `naive`; "–" without both.
-std::string speedup(const measure::Record* best, const measure::Record* naive);
+std::string speedup(const record::Record* best, const record::Record* naive);
 /// "<span class=swatch> label" for tables.
 std::string run_cell(const RunView& run);
 

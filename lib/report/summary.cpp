@@ -28,7 +28,7 @@ std::string utc(double seconds) {
 
 } // namespace
 
-std::string summary(const LogView& view, const measure::LoadedLog& log,
+std::string summary(const LogView& view, const record::LoadedLog& log,
                     const ReportOptions& options) {
   std::string s = "<div class=\"cards\">";
   if (view.tasks.size() == 1 && view.tasks[0].best) {

@@ -31,7 +31,7 @@ std::vector<XY> thin(std::vector<XY> pts, std::size_t max_points) {
 std::vector<XY> best_by_trial(const RunView& run) {
   std::vector<XY> pts;
   double best = 0, last = 0;
-  for (const measure::Record* r : run.records) {
+  for (const record::Record* r : run.records) {
     double x = static_cast<double>(r->trial + 1);
     last = std::max(last, x);
     if (r->result.ok() && r->gflops() > best) {
@@ -50,7 +50,7 @@ std::vector<XY> best_by_time(const RunView& run) {
   std::vector<XY> pts;
   double best = 0, last = 0;
   double offset = 0, session = 0, previous = -1;
-  for (const measure::RoundRecord* r : run.rounds) {
+  for (const record::RoundRecord* r : run.rounds) {
     if (r->elapsed_seconds < previous) {
       offset += session;
       session = 0;
@@ -66,11 +66,11 @@ std::vector<XY> best_by_time(const RunView& run) {
   }
   if (pts.empty() && !run.records.empty()) {
     // The first record is stamped after it was built and run.
-    const measure::Record* first = run.records.front();
+    const record::Record* first = run.records.front();
     double t0 = first->timestamp - first->result.build_seconds - first->result.run_seconds;
-    for (const measure::Record* r : run.records)
+    for (const record::Record* r : run.records)
       t0 = std::min(t0, r->timestamp);
-    for (const measure::Record* r : run.records) {
+    for (const record::Record* r : run.records) {
       double t = r->timestamp - t0;
       last = std::max(last, t);
       if (r->result.ok() && r->gflops() > best) {

@@ -1,34 +1,14 @@
 #include "kiln/search/search_space.h"
 
-#include "kiln/schedule/lower.h"
-
 #include <fmt/format.h>
 
 namespace kiln::search {
 
-model::ProgramFeatures SearchSpace::features(const Point& p) const {
-  const Point* one[] = {&p};
-  return std::move(features(one).front());
-}
-
-std::vector<model::ProgramFeatures>
-SearchSpace::features(std::span<const Point* const> points) const {
-  std::vector<std::optional<schedule::State>> states;
-  states.reserve(points.size());
-  for (const Point* p : points) {
-    auto s = state(*p);
-    states.push_back(s ? std::optional<schedule::State>(std::move(*s)) : std::nullopt);
-  }
-  std::vector<std::optional<schedule::LoweredFunc>> funcs(points.size());
-  for (size_t i = 0; i < points.size(); ++i)
-    if (states[i])
-      funcs[i] = schedule::lower(*states[i], {.expand_unrolled = false});
-  states.clear();
-  std::vector<model::ProgramFeatures> out(points.size());
-  for (size_t i = 0; i < points.size(); ++i)
-    if (funcs[i])
-      out[i] = model::extract_features(*funcs[i]);
-  return out;
+std::optional<schedule::ProgramKey> SearchSpace::key(const Point& p) const {
+  auto s = steps(p);
+  if (!s)
+    return std::nullopt;
+  return schedule::program_key(*s);
 }
 
 Point SketchSearchSpace::sample(std::mt19937_64& rng) const {
@@ -64,6 +44,14 @@ Point SketchSearchSpace::crossover(const Point& a, const Point& b, std::mt19937_
   return space_.flatten(space_.crossover(*x, *y, rng));
 }
 
+Expected<std::vector<schedule::Step>> SketchSearchSpace::steps(const Point& p) const {
+  auto c = space_.unflatten(p);
+  if (!c)
+    return Error("invalid-step",
+                 fmt::format("not a point of the sketch space ({} numbers)", p.size()));
+  return space_.steps(*c);
+}
+
 Expected<schedule::State> SketchSearchSpace::state(const Point& p) const {
   auto c = space_.unflatten(p);
   if (!c)
@@ -72,15 +60,15 @@ Expected<schedule::State> SketchSearchSpace::state(const Point& p) const {
   return space_.state(*c);
 }
 
-measure::Config SketchSearchSpace::config(const Point& p) const {
-  measure::Config c;
+record::Config SketchSearchSpace::config(const Point& p) const {
+  record::Config c;
   if (auto sc = space_.unflatten(p))
     c.steps = space_.steps(*sc);
   c.point = p;
   return c;
 }
 
-std::optional<Point> SketchSearchSpace::point_of(const measure::Config& c) const {
+std::optional<Point> SketchSearchSpace::point_of(const record::Config& c) const {
   if (c.point.empty() || !c.template_name.empty())
     return std::nullopt;
   auto sc = space_.unflatten(c.point);

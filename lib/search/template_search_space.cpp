@@ -20,17 +20,24 @@ Point TemplateSearchSpace::crossover(const Point& a, const Point& b, std::mt1993
   return template_->space().crossover(a, b, rng);
 }
 
-Expected<schedule::State> TemplateSearchSpace::state(const Point& p) const {
+Expected<std::vector<schedule::Step>> TemplateSearchSpace::steps(const Point& p) const {
   if (!template_->space().valid(p))
     return Error("invalid-step",
                  fmt::format("not a config of template '{}' ({} numbers for {} "
                              "knobs, or a choice out of range)",
                              template_->name(), p.size(), template_->space().knobs().size()));
-  return schedule::State::replay(template_->dag(), template_->steps(p));
+  return template_->steps(p);
 }
 
-measure::Config TemplateSearchSpace::config(const Point& p) const {
-  measure::Config c;
+Expected<schedule::State> TemplateSearchSpace::state(const Point& p) const {
+  auto s = steps(p);
+  if (!s)
+    return s.error();
+  return schedule::State::replay(template_->dag(), *s);
+}
+
+record::Config TemplateSearchSpace::config(const Point& p) const {
+  record::Config c;
   c.template_name = std::string(template_->name());
   const space::ConfigSpace& sp = template_->space();
   if (sp.valid(p)) {
@@ -42,7 +49,7 @@ measure::Config TemplateSearchSpace::config(const Point& p) const {
   return c;
 }
 
-std::optional<Point> TemplateSearchSpace::point_of(const measure::Config& c) const {
+std::optional<Point> TemplateSearchSpace::point_of(const record::Config& c) const {
   const space::ConfigSpace& sp = template_->space();
   if (c.template_name != template_->name() || c.knobs.size() != sp.knobs().size())
     return std::nullopt;

@@ -1,7 +1,8 @@
 #include "kiln/search/tuner.h"
 
 #include "kiln/model/metrics.h"
-#include "kiln/schedule/lower.h"
+#include "kiln/model/program_features.h"
+#include "kiln/record/history.h"
 #include "kiln/support/stopwatch.h"
 #include "kiln/support/version.h"
 
@@ -10,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <set>
 
 namespace kiln::search {
 
@@ -34,9 +36,9 @@ std::optional<Mode> parse_mode(std::string_view name) {
 
 /// The model's pairwise accuracy on one batch of measurements (one task),
 /// from the scores the records carry; -1 when none was scored.
-static double batch_accuracy(const std::vector<measure::Record>& records) {
+static double batch_accuracy(const std::vector<record::Record>& records) {
   std::vector<model::Scored> scored;
-  for (const measure::Record& r : records)
+  for (const record::Record& r : records)
     if (!std::isnan(r.predicted))
       scored.push_back({"", r.predicted, r.result.ok() ? 1.0 / r.result.median() : 0.0});
   return model::pairwise_accuracy(scored);
@@ -44,7 +46,7 @@ static double batch_accuracy(const std::vector<measure::Record>& records) {
 
 Tuner::Tuner(TaskSetup task, const SearchSpace& space, measure::Measurer& measurer,
              model::CostModel& model, TuneOptions options)
-    : task_(std::move(task)), info_(measure::TaskInfo::from_dag(task_.dag, task_.source)),
+    : task_(std::move(task)), info_(record::TaskInfo::from_dag(space.dag(), task_.source)),
       space_(space), measurer_(measurer), model_(model), options_(std::move(options)),
       rng_(options_.seed), ctx_(space_, model_, rng_) {
   if (options_.run.empty())
@@ -63,8 +65,8 @@ void Tuner::finish_round(RoundStats& st, TuneResult& result,
     progress(st);
 }
 
-measure::Record Tuner::make_record(const measure::Config& config, const measure::MeasureResult& r) {
-  measure::Record rec;
+record::Record Tuner::make_record(const record::Config& config, const record::MeasureResult& r) {
+  record::Record rec;
   rec.run = options_.run;
   rec.task = info_;
   rec.target = task_.target;
@@ -77,21 +79,20 @@ measure::Record Tuner::make_record(const measure::Config& config, const measure:
   return rec;
 }
 
-void Tuner::learn(const measure::Record& r, const std::optional<Point>& point) {
-  measured_configs_.insert(r.config.key());
+void Tuner::learn(const record::Record& r, const schedule::ProgramKey& program,
+                  const std::optional<Point>& point) {
+  ctx_.measured_programs.insert(program);
   double seconds = r.result.ok() ? r.result.median() : 0;
-  if (point) {
+  if (point)
     ctx_.measured.push_back({*point, seconds > 0 ? 1.0 / seconds : 0.0});
-    ctx_.measured_keys.insert(point_key(*point));
-  }
   model::ProgramFeatures f;
   if (point) {
     f = ctx_.features(*point);
-  } else if (auto s = schedule::State::replay(task_.dag, r.config.steps)) {
-    f = model::extract_features(schedule::lower(*s, {.expand_unrolled = false}));
+  } else if (auto s = schedule::State::replay(space_.dag(), r.config.steps)) {
+    f = model::program_features(*s);
   }
   if (!f.rows.empty())
-    training_.emplace_back(std::move(f), seconds);
+    training_.push_back({std::move(f), seconds, info_.workload_key});
   if (r.config.steps.empty() && r.config.template_name.empty() && r.result.ok())
     naive_ = r;
   if (r.result.ok())
@@ -103,40 +104,73 @@ void Tuner::learn(const measure::Record& r, const std::optional<Point>& point) {
 }
 
 void Tuner::retrain() {
-  double best = 0;
-  for (const auto& [f, s] : training_)
-    if (s > 0 && (best == 0 || s < best))
-      best = s;
-  std::vector<model::Sample> samples;
-  for (const auto& [f, s] : training_)
-    samples.push_back({f, s > 0 ? best / s : 0.0, info_.workload_key});
-  if (!samples.empty())
-    model_.train(samples);
+  if (!training_.empty())
+    model_.train(model::label_samples(training_));
 }
 
-void Tuner::resume(const std::vector<measure::Record>& records) {
-  for (const measure::Record& r : records) {
+void Tuner::resume(const std::vector<record::Record>& records) {
+  for (const record::Record& r : records) {
     if (r.task.workload_key != info_.workload_key)
       continue;
     next_trial_ = std::max(next_trial_, r.trial + 1);
-    if (measured_configs_.count(r.config.key())) {
-      // A config timed again (confirmation timings): it counts in the
+    std::optional<Point> point = space_.point_of(r.config);
+    std::optional<schedule::ProgramKey> program = r.config.program();
+    if (!program && point)
+      program = ctx_.key(*point); // a template record of knobs alone
+    if (!program)
+      continue;
+    if (ctx_.measured_programs.count(*program)) {
+      // A program timed again (confirmation timings): it counts in the
       // judgement of the best, not in training.
       if (r.result.ok())
         valid_.push_back(r);
       continue;
     }
-    learn(r, space_.point_of(r.config));
+    learn(r, *program, point);
   }
   if (!training_.empty() && options_.mode == Mode::Online)
     retrain();
 }
 
+Tuner::Candidate Tuner::candidate_of(const record::Config& config) const {
+  Candidate c;
+  c.config = config;
+  c.score = std::nan("");
+  auto state = schedule::State::replay(space_.dag(), config.steps);
+  if (state)
+    c.state = std::move(*state);
+  else
+    c.invalid = state.error().message();
+  return c;
+}
+
+std::vector<record::MeasureResult> Tuner::measure(const std::vector<Candidate>& candidates) {
+  std::vector<const schedule::State*> states;
+  for (const Candidate& c : candidates)
+    if (c.state)
+      states.push_back(&*c.state);
+  std::vector<record::MeasureResult> measured = measurer_.measure(states);
+  std::vector<record::MeasureResult> out;
+  std::size_t next = 0;
+  for (const Candidate& c : candidates) {
+    if (c.state) {
+      out.push_back(std::move(measured[next++]));
+      continue;
+    }
+    record::MeasureResult invalid;
+    invalid.error = record::MeasureError::InvalidSchedule;
+    invalid.message = c.invalid;
+    out.push_back(std::move(invalid));
+  }
+  return out;
+}
+
 /// Measures one config outside the strategy's proposals (the naive
 /// schedule, a start config): a trial like the others, logged and learnt.
-void Tuner::measure_fixed(const measure::Config& config, TuneResult& result) {
-  measure::Record r = make_record(config, measurer_.measure({config}).front());
-  learn(r, space_.point_of(config));
+void Tuner::measure_fixed(const record::Config& config, TuneResult& result) {
+  std::vector<Candidate> one{candidate_of(config)};
+  record::Record r = make_record(config, measure(one).front());
+  learn(r, *config.program(), space_.point_of(config));
   ++result.trials;
   result.errors += r.result.ok() ? 0 : 1;
   result.records.push_back(r);
@@ -145,8 +179,9 @@ void Tuner::measure_fixed(const measure::Config& config, TuneResult& result) {
 }
 
 void Tuner::measure_starts(TuneResult& result) {
-  for (const measure::Config& c : options_.start_configs) {
-    if (!measured_configs_.count(c.key())) {
+  for (const record::Config& c : options_.start_configs) {
+    const schedule::ProgramKey program = *c.program();
+    if (!ctx_.measured_programs.count(program)) {
       if (result.trials >= options_.trials)
         break;
       measure_fixed(c, result);
@@ -154,8 +189,8 @@ void Tuner::measure_starts(TuneResult& result) {
       continue;
     }
     // Measured before this run (a resumed log): its first valid record.
-    for (const measure::Record& r : valid_)
-      if (r.config.key() == c.key()) {
+    for (const record::Record& r : valid_)
+      if (r.config.program() == program) {
         result.starts.push_back({r});
         break;
       }
@@ -165,18 +200,18 @@ void Tuner::measure_starts(TuneResult& result) {
 /// After the confirmation timings: each start config judged as the best
 /// is, by the median of all its timings, so that the two compare.
 void Tuner::judge_starts(TuneResult& result) const {
-  std::vector<const measure::Record*> valid;
-  for (const measure::Record& r : valid_)
+  std::vector<const record::Record*> valid;
+  for (const record::Record& r : valid_)
     valid.push_back(&r);
-  std::vector<const measure::Record*> judged = measure::config_medians(valid);
+  std::vector<const record::Record*> judged = record::config_medians(valid);
   for (TuneResult::Start& s : result.starts) {
-    const std::string key = s.first.config.key();
+    const std::optional<schedule::ProgramKey> program = s.first.config.program();
     s.timings =
-        static_cast<int>(std::count_if(valid.begin(), valid.end(), [&](const measure::Record* r) {
-          return r->config.key() == key;
+        static_cast<int>(std::count_if(valid.begin(), valid.end(), [&](const record::Record* r) {
+          return r->config.program() == program;
         }));
-    for (const measure::Record* j : judged)
-      if (j->config.key() == key)
+    for (const record::Record* j : judged)
+      if (j->config.program() == program)
         s.seconds = j->result.median();
   }
 }
@@ -201,48 +236,47 @@ void Tuner::confirm_best(TuneResult& result) {
   Stopwatch clock;
   result.first_best_gflops = best_->gflops();
   auto valid = [this] {
-    std::vector<const measure::Record*> out;
-    for (const measure::Record& r : valid_)
+    std::vector<const record::Record*> out;
+    for (const record::Record& r : valid_)
       out.push_back(&r);
     return out;
   };
   // By median alone, to see whether a config timed once now looks best.
   auto ranked = [&] {
-    std::vector<const measure::Record*> out = measure::config_medians(valid());
-    std::stable_sort(out.begin(), out.end(),
-                     [](const measure::Record* a, const measure::Record* b) {
-                       return a->result.median() < b->result.median();
-                     });
+    std::vector<const record::Record*> out = record::config_medians(valid());
+    std::stable_sort(out.begin(), out.end(), [](const record::Record* a, const record::Record* b) {
+      return a->result.median() < b->result.median();
+    });
     return out;
   };
   // Timed again, the confirmed configs lose their luck, and a config timed
   // once may now rank first on a lucky timing of its own: then the next
   // few are confirmed too, until the best by median is a confirmed one or
   // the passes run out. The best confirmed config wins either way.
-  std::unordered_set<std::string> confirmed;
+  std::set<schedule::ProgramKey> confirmed;
   for (int pass = 0; pass < kMaxConfirmPasses; ++pass) {
-    std::vector<const measure::Record*> order = ranked();
-    if (order.empty() || confirmed.count(order.front()->config.key()))
+    std::vector<const record::Record*> order = ranked();
+    if (order.empty() || confirmed.count(*order.front()->config.program()))
       break;
-    std::vector<measure::Config> configs;
-    for (const measure::Record* r : order)
+    std::vector<Candidate> configs;
+    for (const record::Record* r : order)
       if (static_cast<int>(configs.size()) < options_.confirm_top &&
-          confirmed.insert(r->config.key()).second)
-        configs.push_back(r->config);
+          confirmed.insert(*r->config.program()).second)
+        configs.push_back(candidate_of(r->config));
     // The start configs are timed with the first pass's, however they
     // ranked: a start is compared with the best, and one slow first
     // timing (a hand-written matmul 1024³ at 184 GFLOPS, 296 in the run
     // before) must not make the best look 1.5x faster than it.
     if (pass == 0)
       for (const TuneResult::Start& s : result.starts)
-        if (s.first.result.ok() && confirmed.insert(s.first.config.key()).second)
-          configs.push_back(s.first.config);
+        if (s.first.result.ok() && confirmed.insert(*s.first.config.program()).second)
+          configs.push_back(candidate_of(s.first.config));
     for (int t = 0; t < options_.confirm_timings; ++t) {
-      std::vector<measure::MeasureResult> results = measurer_.measure(configs);
-      std::vector<measure::Record> records;
+      std::vector<record::MeasureResult> results = measure(configs);
+      std::vector<record::Record> records;
       for (size_t i = 0; i < configs.size(); ++i)
-        records.push_back(make_record(configs[i], results[i]));
-      for (const measure::Record& r : records) {
+        records.push_back(make_record(configs[i].config, results[i]));
+      for (const record::Record& r : records) {
         if (r.result.ok())
           valid_.push_back(r);
         result.errors += r.result.ok() ? 0 : 1;
@@ -258,37 +292,41 @@ void Tuner::confirm_best(TuneResult& result) {
     }
   }
   // As `kiln best` will judge it from the log: the best confirmed config,
-  // all of them timed in the same minutes (measure::ranked_configs).
-  best_ = *measure::ranked_configs(valid()).front();
+  // all of them timed in the same minutes (record::ranked_configs).
+  best_ = *record::ranked_configs(valid()).front();
   result.confirm_seconds = clock.elapsed_ms() / 1e3;
 }
 
-std::vector<measure::Record> Tuner::measure_points(const std::vector<Point>& points,
-                                                   TuneResult& result,
-                                                   const std::vector<double>& scores) {
-  std::vector<measure::Config> configs;
-  std::vector<Point> kept;
-  std::vector<double> kept_scores;
+std::vector<record::Record> Tuner::measure_points(const std::vector<Point>& points,
+                                                  TuneResult& result,
+                                                  const std::vector<double>& scores) {
+  std::vector<Candidate> candidates;
+  std::vector<schedule::ProgramKey> programs;
   for (size_t i = 0; i < points.size(); ++i) {
-    measure::Config c = space_.config(points[i]);
-    if (measured_configs_.count(c.key())) {
-      // The same program as a measured one, from another point: never
-      // propose this point again either.
-      ctx_.measured_keys.insert(point_key(points[i]));
+    std::optional<schedule::ProgramKey> program = ctx_.key(points[i]);
+    // A program measured already (or twice in one batch) is never measured
+    // again; strategies propose unmeasured programs only.
+    if (!program || !ctx_.measured_programs.insert(*program).second)
       continue;
-    }
-    measured_configs_.insert(c.key());
-    configs.push_back(std::move(c));
-    kept.push_back(points[i]);
-    kept_scores.push_back(i < scores.size() ? scores[i] : std::nan(""));
+    Candidate c;
+    c.point = points[i];
+    c.config = space_.config(points[i]);
+    c.score = i < scores.size() ? scores[i] : std::nan("");
+    auto state = space_.state(points[i]);
+    if (state)
+      c.state = std::move(*state);
+    else
+      c.invalid = state.error().message();
+    candidates.push_back(std::move(c));
+    programs.push_back(*program);
   }
-  std::vector<measure::MeasureResult> results = measurer_.measure(configs);
-  std::vector<measure::Record> records;
-  for (size_t i = 0; i < configs.size(); ++i) {
-    measure::Record r = make_record(configs[i], results[i]);
-    if (std::isfinite(kept_scores[i]))
-      r.predicted = kept_scores[i];
-    learn(r, kept[i]);
+  std::vector<record::MeasureResult> results = measure(candidates);
+  std::vector<record::Record> records;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    record::Record r = make_record(candidates[i].config, results[i]);
+    if (std::isfinite(candidates[i].score))
+      r.predicted = candidates[i].score;
+    learn(r, programs[i], candidates[i].point);
     ++result.trials;
     result.errors += r.result.ok() ? 0 : 1;
     records.push_back(r);
@@ -303,7 +341,7 @@ std::vector<measure::Record> Tuner::measure_points(const std::vector<Point>& poi
 /// Rounds in a row without a new measurement before a run gives up.
 constexpr int kMaxStaleRounds = 20;
 
-static double gflops_of(const std::optional<measure::Record>& r) {
+static double gflops_of(const std::optional<record::Record>& r) {
   return r ? r->gflops() : 0;
 }
 
@@ -326,8 +364,8 @@ Expected<TuneResult> Tuner::run_online(const std::function<void(const RoundStats
   Stopwatch clock;
   TuneResult result;
   if (options_.measure_naive && !naive_ && options_.trials > 0 &&
-      !measured_configs_.count(measure::Config{}.key()))
-    measure_fixed(measure::Config{}, result);
+      !ctx_.measured_programs.count(*record::Config{}.program()))
+    measure_fixed(record::Config{}, result);
   measure_starts(result);
   int stale_rounds = 0;
   for (int round = 0; result.trials < options_.trials; ++round) {
@@ -356,7 +394,7 @@ Expected<TuneResult> Tuner::run_online(const std::function<void(const RoundStats
     if ((*strategy)->uses_model() && model_.trained())
       scores = ctx_.predict(points);
     st.sample_seconds = stage.lap_ms() / 1e3;
-    std::vector<measure::Record> records = measure_points(points, result, scores);
+    std::vector<record::Record> records = measure_points(points, result, scores);
     st.measured = static_cast<std::int64_t>(records.size());
     // Proposals that all turn out to be programs measured already (other
     // points, same steps) spend no budget: stop before that loops forever.
@@ -365,7 +403,7 @@ Expected<TuneResult> Tuner::run_online(const std::function<void(const RoundStats
       result.stop_reason = fmt::format("{} rounds in a row proposed only configs measured "
                                        "already; the space looks exhausted",
                                        kMaxStaleRounds);
-    for (const measure::Record& r : records)
+    for (const record::Record& r : records)
       st.errors += r.result.ok() ? 0 : 1;
     st.measure_seconds = stage.lap_ms() / 1e3;
     st.model_accuracy = batch_accuracy(records);
@@ -396,7 +434,7 @@ static std::vector<std::pair<double, Point>> shortlist(SearchStrategy& strategy,
                                                        int rounds, int per_round, double seconds,
                                                        const Stopwatch& clock) {
   std::vector<std::pair<double, Point>> scored;
-  std::unordered_set<std::string> proposed = ctx.measured_keys;
+  ProgramSet proposed = ctx.measured_programs;
   for (int r = 0; r < rounds; ++r) {
     if (seconds > 0 && clock.elapsed_ms() / 1e3 >= seconds)
       break;
@@ -406,11 +444,12 @@ static std::vector<std::pair<double, Point>> shortlist(SearchStrategy& strategy,
     std::vector<double> scores = ctx.predict(points);
     for (size_t i = 0; i < points.size(); ++i) {
       // Proposed once is enough: the next round explores elsewhere.
-      ctx.measured_keys.insert(point_key(points[i]));
+      if (std::optional<schedule::ProgramKey> k = ctx.key(points[i]))
+        ctx.measured_programs.insert(*k);
       scored.emplace_back(scores[i], points[i]);
     }
   }
-  ctx.measured_keys = std::move(proposed);
+  ctx.measured_programs = std::move(proposed);
   std::sort(scored.begin(), scored.end(),
             [](const auto& a, const auto& b) { return a.first > b.first; });
   return scored;
@@ -460,9 +499,9 @@ Expected<TuneResult> Tuner::run_offline() {
   finish_round(st, result, nullptr);
   if (!best_ && options_.verify_top == 0) {
     // Nothing measured: the pick is reported as an unmeasured record.
-    measure::MeasureResult none;
+    record::MeasureResult none;
     none.message = "not measured (offline pick)";
-    measure::Record pick = make_record(space_.config(picks.front().second), none);
+    record::Record pick = make_record(space_.config(picks.front().second), none);
     pick.predicted = picks.front().first;
     result.records.push_back(pick);
   }
@@ -510,10 +549,10 @@ Expected<TuneResult> Tuner::run_hybrid(const std::function<void(const RoundStats
       batch.push_back(picks[i].second);
       scores.push_back(picks[i].first);
     }
-    std::vector<measure::Record> records = measure_points(batch, result, scores);
+    std::vector<record::Record> records = measure_points(batch, result, scores);
     st.measured = static_cast<std::int64_t>(records.size());
     st.model_accuracy = batch_accuracy(records);
-    for (const measure::Record& r : records)
+    for (const record::Record& r : records)
       st.errors += r.result.ok() ? 0 : 1;
     st.measure_seconds = stage.elapsed_ms() / 1e3;
     st.best_gflops = gflops_of(best_);

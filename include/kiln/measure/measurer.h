@@ -1,25 +1,27 @@
-// Measuring configs of one task: the builder and the runner behind the one
-// interface the tuner sees. Tests put a simulated measurer behind the same
-// interface.
+// Measuring the programs of one task: the builder and the runner behind the
+// one interface the tuner sees. Tests put a simulated measurer behind the
+// same interface.
 #ifndef KILN_MEASURE_MEASURER_H
 #define KILN_MEASURE_MEASURER_H
 
-#include "kiln/codegen/target.h"
 #include "kiln/ir/compute_dag.h"
 #include "kiln/measure/builder.h"
-#include "kiln/measure/record.h"
 #include "kiln/measure/reference.h"
 #include "kiln/measure/runner.h"
+#include "kiln/record/record.h"
+#include "kiln/schedule/state.h"
+#include "kiln/support/target.h"
 
 #include <array>
 #include <memory>
+#include <span>
 #include <vector>
 
 namespace kiln::measure {
 
 /// Trials and time so far, by outcome.
 struct MeasureStats {
-  std::array<std::int64_t, 6> by_error{}; ///< indexed by MeasureError
+  std::array<std::int64_t, record::kMeasureErrorKinds> by_error{}; ///< indexed by MeasureError
   std::int64_t trials = 0;
   double build_seconds = 0; ///< summed over builder threads
   double run_seconds = 0;
@@ -31,8 +33,11 @@ struct MeasureStats {
 class Measurer {
 public:
   virtual ~Measurer() = default;
-  /// Measures a batch; one result per config, in order. Never throws.
-  virtual std::vector<MeasureResult> measure(const std::vector<Config>& configs) = 0;
+  /// Measures a batch of schedules of the task; one result per state, in
+  /// order. Never throws.
+  virtual std::vector<record::MeasureResult>
+  measure(std::span<const schedule::State* const> states) = 0;
+  std::vector<record::MeasureResult> measure(const std::vector<schedule::State>& states);
   virtual const MeasureStats& stats() const = 0;
 };
 
@@ -48,20 +53,19 @@ struct MeasureOptions {
 class ProgramMeasurer : public Measurer {
 public:
   /// Compiles and checks the reference (the naive schedule) first.
-  static Expected<std::unique_ptr<ProgramMeasurer>> create(const ir::ComputeDAG& dag,
-                                                           const Target& target,
-                                                           const MeasureOptions& options,
-                                                           Instantiate instantiate = nullptr);
+  static Expected<std::unique_ptr<ProgramMeasurer>>
+  create(const ir::ComputeDAG& dag, const Target& target, const MeasureOptions& options);
   ~ProgramMeasurer() override;
 
-  std::vector<MeasureResult> measure(const std::vector<Config>& configs) override;
+  using Measurer::measure;
+  std::vector<record::MeasureResult>
+  measure(std::span<const schedule::State* const> states) override;
   const MeasureStats& stats() const override { return stats_; }
   const Reference& reference() const { return *reference_; }
 
 private:
   ProgramMeasurer() = default;
   ir::ComputeDAG dag_;
-  Instantiate instantiate_;
   std::unique_ptr<Reference> reference_;
   std::unique_ptr<Runner> runner_;
   std::unique_ptr<Builder> builder_;

@@ -29,7 +29,6 @@ struct RunReport {
   CheckReport check;
 
   double gflops() const { return timing.median() > 0 ? flops / timing.median() / 1e9 : 0; }
-  std::string describe() const;
 };
 
 /// A kernel compiled and loaded into a JIT of its own (the kernel is

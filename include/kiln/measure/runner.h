@@ -14,9 +14,9 @@
 #include "kiln/codegen/compiler.h"
 #include "kiln/ir/compute_dag.h"
 #include "kiln/measure/checker.h"
-#include "kiln/measure/record.h"
 #include "kiln/measure/reference.h"
 #include "kiln/measure/timer.h"
+#include "kiln/record/record.h"
 
 #include <memory>
 
@@ -53,7 +53,7 @@ class Runner {
 public:
   virtual ~Runner() = default;
   /// Measures one compiled candidate. Never throws; errors are in the result.
-  virtual MeasureResult run(const codegen::ObjectCode& object) = 0;
+  virtual record::MeasureResult run(const codegen::ObjectCode& object) = 0;
 };
 
 /// Runs candidates in this process.

@@ -6,6 +6,7 @@
 #define KILN_MODEL_COST_MODEL_H
 
 #include "kiln/model/features.h"
+#include "kiln/model/sample.h"
 
 #include <cstdint>
 #include <span>
@@ -13,15 +14,6 @@
 #include <vector>
 
 namespace kiln::model {
-
-/// One measured program: its features and its label, the normalised
-/// throughput within its task: (best time of the task) / (this time), so
-/// 1 for the task's best and 0 for a program that failed.
-struct Sample {
-  ProgramFeatures features;
-  double label = 0;
-  std::string task; ///< workload key, for per-task metrics
-};
 
 class CostModel {
 public:

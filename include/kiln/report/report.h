@@ -10,7 +10,7 @@
 #ifndef KILN_REPORT_REPORT_H
 #define KILN_REPORT_REPORT_H
 
-#include "kiln/measure/tuning_log.h"
+#include "kiln/record/tuning_log.h"
 #include "kiln/support/error.h"
 
 #include <cstddef>
@@ -48,10 +48,10 @@ struct ReportOptions {
 };
 
 /// The whole page.
-std::string render_report(const measure::LoadedLog& log, const ReportOptions& options = {});
+std::string render_report(const record::LoadedLog& log, const ReportOptions& options = {});
 
 /// Writes render_report(log) to `output`. An Error when it cannot be written.
-std::optional<Error> write_report(const measure::LoadedLog& log, const std::string& output,
+std::optional<Error> write_report(const record::LoadedLog& log, const std::string& output,
                                   const ReportOptions& options = {});
 
 /// Reads the logs (damaged lines become warnings on the page) and writes the

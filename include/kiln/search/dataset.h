@@ -8,9 +8,9 @@
 #include "kiln/codegen/target.h"
 #include "kiln/ir/parser.h"
 #include "kiln/measure/measurer.h"
-#include "kiln/measure/tuning_log.h"
 #include "kiln/model/cost_model.h"
 #include "kiln/model/metrics.h"
+#include "kiln/record/tuning_log.h"
 
 #include <functional>
 #include <string>
@@ -24,7 +24,7 @@ namespace kiln::search {
 /// time; 0 for an error). Records of several machines (target CPUs) group
 /// by task and machine: a sample's task is then "KEY@CPU". Records that
 /// cannot be rebuilt are skipped with a warning.
-std::vector<model::Sample> samples_from_records(const std::vector<measure::Record>& records,
+std::vector<model::Sample> samples_from_records(const std::vector<record::Record>& records,
                                                 std::vector<std::string>* warnings = nullptr);
 
 /// The shapes a dataset measures for an op: its defaults, and variants with
@@ -60,45 +60,25 @@ struct DatasetProgress {
 /// file, appending to `log`. Configs already in `existing` (a previous run
 /// of the same command) are not measured again, so an interrupted dataset
 /// resumes where it stopped.
-std::optional<Error> collect_dataset(const std::vector<std::string>& op_files,
-                                     const Target& target, const DatasetOptions& options,
-                                     const std::vector<measure::Record>& existing,
-                                     measure::LogWriter& log,
+std::optional<Error> collect_dataset(const std::vector<std::string>& op_files, const Target& target,
+                                     const DatasetOptions& options,
+                                     const std::vector<record::Record>& existing,
+                                     record::LogWriter& log,
                                      const std::function<void(const DatasetProgress&)>& progress);
 
 /// Records divided for a held-out evaluation.
 struct Split {
-  std::vector<measure::Record> train, test;
+  std::vector<record::Record> train, test;
 };
 
 /// Unseen shapes: for every op with several tasks, its task of the middle
 /// size (by flops, then by the product of its parameters, so that ops
 /// without flops are ordered too; the larger of two middles) goes to `test`,
 /// the rest to `train`. Ops with a single task stay in `train`.
-Split split_unseen_shapes(const std::vector<measure::Record>& records);
+Split split_unseen_shapes(const std::vector<record::Record>& records);
 /// Unseen ops: every task of the named ops goes to `test`.
-Split split_unseen_ops(const std::vector<measure::Record>& records,
+Split split_unseen_ops(const std::vector<record::Record>& records,
                        const std::vector<std::string>& ops);
-
-/// How well a model ranks the programs of each task.
-struct Evaluation {
-  /// Labels closer than this (relative) are near-ties for `pairwise_gap`:
-  /// the same program measured again differs by about 2% in data/dataset.jsonl,
-  /// and its repeats by a median of 1-13% per task on a busy machine.
-  static constexpr double kNoiseGap = 0.05;
-  double pairwise = -1;               ///< pairwise ranking accuracy within tasks, pairs pooled
-  double pairwise_gap = -1;           ///< the same without near-ties
-  double pairwise_task_mean = -1;     ///< per-task accuracy averaged over tasks
-  double pairwise_task_mean_gap = -1; ///< the same without near-ties
-  double top1 = 0, top5 = 0; ///< mean over tasks of (true best of the top-k picks / true best)
-  int programs = 0, tasks = 0;
-  std::vector<std::pair<std::string, double>> top1_per_task;
-  /// Pairwise accuracy of each task, without near-ties (task name order).
-  std::vector<std::pair<std::string, double>> pairwise_per_task;
-  std::string describe() const;
-};
-
-Evaluation evaluate(model::CostModel& model, const std::vector<model::Sample>& samples);
 
 } // namespace kiln::search
 

@@ -4,18 +4,17 @@
 #ifndef KILN_SEARCH_SEARCH_SPACE_H
 #define KILN_SEARCH_SEARCH_SPACE_H
 
-#include "kiln/codegen/target.h"
-#include "kiln/measure/record.h"
-#include "kiln/model/features.h"
+#include "kiln/record/record.h"
+#include "kiln/schedule/program_key.h"
 #include "kiln/schedule/state.h"
 #include "kiln/space/sketch.h"
 #include "kiln/space/templates.h"
+#include "kiln/support/target.h"
 
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <random>
-#include <span>
 #include <vector>
 
 namespace kiln::search {
@@ -26,6 +25,8 @@ class SearchSpace {
 public:
   virtual ~SearchSpace() = default;
   virtual std::string name() const = 0;
+  /// The DAG the space schedules.
+  virtual const ir::ComputeDAG& dag() const = 0;
   virtual Point sample(std::mt19937_64& rng) const = 0;
   /// One small random change.
   virtual Point mutate(const Point& p, std::mt19937_64& rng) const = 0;
@@ -34,12 +35,17 @@ public:
   virtual std::vector<std::pair<int, Point>> neighbours(const Point&) const { return {}; }
   /// A child mixing two parents (may return `a` when they cannot mix).
   virtual Point crossover(const Point& a, const Point& b, std::mt19937_64& rng) const = 0;
-  /// The schedule of a point; the Error when it cannot be built.
+  /// The steps of a point; an Error when the numbers are not a point of
+  /// this space.
+  virtual Expected<std::vector<schedule::Step>> steps(const Point& p) const = 0;
+  /// The schedule of a point: its steps replayed on the DAG (a space may
+  /// start from a state it made once for many points).
   virtual Expected<schedule::State> state(const Point& p) const = 0;
-  /// The config recorded for a point (steps, or template knobs, and the point).
-  virtual measure::Config config(const Point& p) const = 0;
+  /// The config recorded for a point: its steps, and the space's own view
+  /// of it (the point, a template's knobs).
+  virtual record::Config config(const Point& p) const = 0;
   /// The point of a logged config, when it belongs to this space.
-  virtual std::optional<Point> point_of(const measure::Config& c) const = 0;
+  virtual std::optional<Point> point_of(const record::Config& c) const = 0;
   /// Points fall into families of one structure each: a sketch space's
   /// sketches. Strategies evolve each family on its own and keep measuring
   /// every family still in the race (strategy.h). A template space is one.
@@ -52,14 +58,9 @@ public:
   /// The point at an index in [0, size()).
   virtual Point at(std::uint64_t) const { return {}; }
 
-  /// Features of a point's lowered program (empty rows when it cannot be
-  /// built, which scores it lowest).
-  model::ProgramFeatures features(const Point& p) const;
-  /// features() of several points, stage by stage: all replayed, then all
-  /// lowered, then all read. Over a few dozen points this is a third faster
-  /// than one point at a time (docs/benchmarks.md), as each stage's code
-  /// and data stay in cache.
-  std::vector<model::ProgramFeatures> features(std::span<const Point* const> points) const;
+  /// The identity of a point's program (schedule/program_key.h); nullopt
+  /// when the point does not build.
+  std::optional<schedule::ProgramKey> key(const Point& p) const;
 };
 
 /// The Ansor-style space of a DAG's sketches.
@@ -69,13 +70,15 @@ public:
       : space_(dag, params) {}
 
   std::string name() const override { return "sketch"; }
+  const ir::ComputeDAG& dag() const override { return space_.dag(); }
   Point sample(std::mt19937_64& rng) const override;
   Point mutate(const Point& p, std::mt19937_64& rng) const override;
   std::vector<std::pair<int, Point>> neighbours(const Point& p) const override;
   Point crossover(const Point& a, const Point& b, std::mt19937_64& rng) const override;
+  Expected<std::vector<schedule::Step>> steps(const Point& p) const override;
   Expected<schedule::State> state(const Point& p) const override;
-  measure::Config config(const Point& p) const override;
-  std::optional<Point> point_of(const measure::Config& c) const override;
+  record::Config config(const Point& p) const override;
+  std::optional<Point> point_of(const record::Config& c) const override;
   int families() const override { return static_cast<int>(space_.sketches().size()); }
   int family(const Point& p) const override;
   Point sample_family(int sketch, std::mt19937_64& rng) const override;
@@ -94,13 +97,15 @@ public:
   explicit TemplateSearchSpace(std::unique_ptr<space::Template> t) : template_(std::move(t)) {}
 
   std::string name() const override { return "template"; }
+  const ir::ComputeDAG& dag() const override { return template_->dag(); }
   Point sample(std::mt19937_64& rng) const override;
   Point mutate(const Point& p, std::mt19937_64& rng) const override;
   std::vector<std::pair<int, Point>> neighbours(const Point& p) const override;
   Point crossover(const Point& a, const Point& b, std::mt19937_64& rng) const override;
+  Expected<std::vector<schedule::Step>> steps(const Point& p) const override;
   Expected<schedule::State> state(const Point& p) const override;
-  measure::Config config(const Point& p) const override;
-  std::optional<Point> point_of(const measure::Config& c) const override;
+  record::Config config(const Point& p) const override;
+  std::optional<Point> point_of(const record::Config& c) const override;
   std::optional<std::uint64_t> size() const override;
   Point at(std::uint64_t index) const override;
   const space::Template& templ() const { return *template_; }

@@ -24,15 +24,10 @@
 #ifndef KILN_SEARCH_STRATEGY_H
 #define KILN_SEARCH_STRATEGY_H
 
-#include "kiln/model/cost_model.h"
-#include "kiln/search/search_space.h"
+#include "kiln/search/search_context.h"
 
-#include <map>
 #include <memory>
-#include <random>
 #include <string>
-#include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 namespace kiln::search {
@@ -64,44 +59,6 @@ std::optional<Error> set_strategy_option(StrategyOptions& options, const std::st
                                          const std::string& value);
 /// Every option as "name = value  what it does" lines.
 std::string describe_strategy_options(const StrategyOptions& options);
-
-std::string point_key(const Point& p);
-
-/// A measured point, as strategies see it.
-struct MeasuredPoint {
-  Point point;
-  double throughput = 0; ///< 1 / seconds; 0 for an error
-};
-
-/// What a strategy works with: the space, the model, the measured points.
-class SearchContext {
-public:
-  SearchContext(const SearchSpace& space, model::CostModel& model, std::mt19937_64& rng)
-      : space(space), model(model), rng(rng) {}
-
-  /// Threads predict() extracts features on: the cores, at most 2 (the
-  /// machine kiln is tuned for has 2; more would contend with measuring).
-  static unsigned feature_threads();
-
-  const SearchSpace& space;
-  model::CostModel& model;
-  std::mt19937_64& rng;
-  std::vector<MeasuredPoint> measured;
-  std::unordered_set<std::string> measured_keys;
-  std::int64_t predictions = 0; ///< programs scored so far
-
-  bool is_measured(const Point& p) const { return measured_keys.count(point_key(p)) > 0; }
-  /// Model scores (features cached per point); unbuildable points score -inf.
-  std::vector<double> predict(const std::vector<Point>& points);
-  const model::ProgramFeatures& features(const Point& p);
-  /// `n` distinct unmeasured random points (fewer if the space runs out),
-  /// of one family when `family` >= 0.
-  std::vector<Point> random_unmeasured(int n, const std::unordered_set<std::string>& exclude = {},
-                                       int family = -1);
-
-private:
-  std::unordered_map<std::string, model::ProgramFeatures> feature_cache_;
-};
 
 class SearchStrategy {
 public:

@@ -1,4 +1,4 @@
-// The tuner loop for one task. One online round is four stages (DESIGN.md):
+// The tuner loop for one task. One online round is four stages (docs/design.md):
 // sample and predict (the strategy proposes configs, ranked by the cost
 // model), measure (build, run, check), update (append the records to the
 // log, retrain the model on everything measured). Offline tuning runs the
@@ -7,13 +7,14 @@
 #ifndef KILN_SEARCH_TUNER_H
 #define KILN_SEARCH_TUNER_H
 
-#include "kiln/codegen/target.h"
 #include "kiln/measure/measurer.h"
-#include "kiln/measure/record.h"
-#include "kiln/measure/tuning_log.h"
 #include "kiln/model/cost_model.h"
+#include "kiln/model/sample.h"
+#include "kiln/record/record.h"
+#include "kiln/record/tuning_log.h"
 #include "kiln/search/search_space.h"
 #include "kiln/search/strategy.h"
+#include "kiln/support/target.h"
 
 #include <functional>
 #include <optional>
@@ -44,7 +45,7 @@ struct TuneOptions {
   /// the best, so the run never ends slower than they are, and the model
   /// learns from them. Configs measured already (a resumed log) are not
   /// measured again.
-  std::vector<measure::Config> start_configs;
+  std::vector<record::Config> start_configs;
   /// Online and hybrid: after the last round, the `confirm_top` best configs
   /// are timed `confirm_timings` more times each, in turn, and the best is
   /// the config with the best median over all its timings (0: off). Extra
@@ -55,20 +56,20 @@ struct TuneOptions {
 };
 
 /// What one round did (also a line of the log).
-using RoundStats = measure::RoundRecord;
+using RoundStats = record::RoundRecord;
 
 struct TuneResult {
-  std::optional<measure::Record> best;
-  std::optional<measure::Record> naive;
+  std::optional<record::Record> best;
+  std::optional<record::Record> naive;
   /// A start config (TuneOptions::start_configs) as the run judged it.
   struct Start {
-    measure::Record first; ///< its first measurement (a resumed log's, if it was measured there)
-    double seconds = 0;    ///< the median of all its timings, as the best is judged (0: failed)
+    record::Record first; ///< its first measurement (a resumed log's, if it was measured there)
+    double seconds = 0;   ///< the median of all its timings, as the best is judged (0: failed)
     int timings = 0;
   };
   std::vector<Start> starts;
   std::vector<RoundStats> rounds;
-  std::vector<measure::Record> records; ///< this run's
+  std::vector<record::Record> records; ///< this run's
   std::int64_t trials = 0;
   std::int64_t confirmations = 0; ///< timings of the best configs again, after the trials
   double confirm_seconds = 0;
@@ -82,12 +83,12 @@ struct TuneResult {
   std::string stop_reason;
 };
 
-/// Where records go and what they say about the task and the machine.
+/// Where records go and what they say about the task and the machine (the
+/// task itself is the search space's DAG).
 struct TaskSetup {
-  ir::ComputeDAG dag;
   std::string source; ///< the op file, for records
   Target target;
-  measure::LogWriter* log = nullptr; ///< may be null
+  record::LogWriter* log = nullptr; ///< may be null
 };
 
 class Tuner {
@@ -97,23 +98,32 @@ public:
 
   /// Continues from earlier records of this task: nothing measured there is
   /// measured again, the model learns from them, trial numbers continue.
-  void resume(const std::vector<measure::Record>& records);
+  void resume(const std::vector<record::Record>& records);
 
   /// Runs until the budget is spent; `progress` is called after each round.
   Expected<TuneResult> run(const std::function<void(const RoundStats&)>& progress = nullptr);
 
 private:
-  struct Trial {
+  /// A point the strategy proposed, on its way to a record.
+  struct Candidate {
     Point point;
-    measure::Record record;
+    record::Config config;
+    std::optional<schedule::State> state; ///< nullopt: the point's steps do not apply
+    std::string invalid;                  ///< why, when they do not
+    double score = 0;                     ///< the model's, NaN when unscored
   };
-  std::vector<measure::Record> measure_points(const std::vector<Point>& points, TuneResult& result,
-                                              const std::vector<double>& scores = {});
+  std::vector<record::Record> measure_points(const std::vector<Point>& points, TuneResult& result,
+                                             const std::vector<double>& scores = {});
+  /// Measures states (one batch); each failed state is an invalid-schedule
+  /// result without a measurement.
+  std::vector<record::MeasureResult> measure(const std::vector<Candidate>& candidates);
   void finish_round(RoundStats& st, TuneResult& result,
                     const std::function<void(const RoundStats&)>& progress);
-  measure::Record make_record(const measure::Config& config, const measure::MeasureResult& r);
-  void learn(const measure::Record& r, const std::optional<Point>& point);
-  void measure_fixed(const measure::Config& config, TuneResult& result);
+  record::Record make_record(const record::Config& config, const record::MeasureResult& r);
+  void learn(const record::Record& r, const schedule::ProgramKey& program,
+             const std::optional<Point>& point);
+  Candidate candidate_of(const record::Config& config) const;
+  void measure_fixed(const record::Config& config, TuneResult& result);
   void measure_starts(TuneResult& result);
   void judge_starts(TuneResult& result) const;
   void retrain();
@@ -124,19 +134,17 @@ private:
   Expected<TuneResult> run_hybrid(const std::function<void(const RoundStats&)>& progress);
 
   TaskSetup task_;
-  measure::TaskInfo info_;
+  record::TaskInfo info_;
   const SearchSpace& space_;
   measure::Measurer& measurer_;
   model::CostModel& model_;
   TuneOptions options_;
   std::mt19937_64 rng_;
-  SearchContext ctx_;
-  std::vector<std::pair<model::ProgramFeatures, double>>
-      training_;                                     ///< features, seconds (0: error)
-  std::unordered_set<std::string> measured_configs_; ///< Config::key()
-  std::vector<measure::Record> valid_; ///< every valid record of the task, repeats included
-  std::optional<measure::Record> best_;
-  std::optional<measure::Record> naive_;
+  SearchContext ctx_;                     ///< its measured_programs: every program measured
+  std::vector<model::Measured> training_; ///< features, seconds (0: error)
+  std::vector<record::Record> valid_;     ///< every valid record of the task, repeats included
+  std::optional<record::Record> best_;
+  std::optional<record::Record> naive_;
   std::int64_t next_trial_ = 0;
   std::int64_t last_improvement_ = 0;
 };

@@ -3,7 +3,7 @@
 // records).
 #include "../ir/test_dags.h"
 
-#include "kiln/measure/tuning_log.h"
+#include "kiln/record/tuning_log.h"
 #include "kiln/report/report.h"
 
 #include <catch2/catch.hpp>
@@ -18,7 +18,7 @@
 #include <sstream>
 
 using namespace kiln;
-using namespace kiln::measure;
+using namespace kiln::record;
 
 namespace {
 
@@ -29,8 +29,8 @@ TaskInfo task_info(std::int64_t n = 64) {
   return t;
 }
 
-Record record(const TaskInfo& task, const std::string& run, std::int64_t trial, double seconds,
-              std::vector<std::int64_t> point = {}, double predicted = std::nan("")) {
+Record make_record(const TaskInfo& task, const std::string& run, std::int64_t trial, double seconds,
+                   std::vector<std::int64_t> point = {}, double predicted = std::nan("")) {
   Record r;
   r.run = run;
   r.task = task;
@@ -56,7 +56,7 @@ Record record(const TaskInfo& task, const std::string& run, std::int64_t trial, 
 
 Record failed(const TaskInfo& task, const std::string& run, std::int64_t trial, MeasureError e,
               const std::string& message) {
-  Record r = record(task, run, trial, 0, {0, 2 << (trial % 3), 4, 1, 0});
+  Record r = make_record(task, run, trial, 0, {0, 2 << (trial % 3), 4, 1, 0});
   r.result.costs.clear();
   r.result.error = e;
   r.result.message = message;
@@ -125,20 +125,21 @@ LoadedLog known_log() {
   TaskInfo t = task_info();
   LoadedLog log;
   const std::string online = "online/evolutionary/seed=1";
-  log.records.push_back(record(t, online, 0, 0.1)); // naive: 10 GFLOPS
+  log.records.push_back(make_record(t, online, 0, 0.1)); // naive: 10 GFLOPS
   // Scores against speed: ranks (1,2,3,4,5) against (2,1,3,4,5), so ρ = 0.9.
-  log.records.push_back(record(t, online, 1, 1 / 50.0, {0, 2, 8, 1, 16}, 0.1));
-  log.records.push_back(record(t, online, 2, 1 / 40.0, {0, 4, 8, 1, 64}, 0.2));
-  log.records.push_back(record(t, online, 3, 1 / 80.0, {0, 8, 16, 1, 64}, 0.3));
+  log.records.push_back(make_record(t, online, 1, 1 / 50.0, {0, 2, 8, 1, 16}, 0.1));
+  log.records.push_back(make_record(t, online, 2, 1 / 40.0, {0, 4, 8, 1, 64}, 0.2));
+  log.records.push_back(make_record(t, online, 3, 1 / 80.0, {0, 8, 16, 1, 64}, 0.3));
   log.records.push_back(failed(t, online, 4, MeasureError::WrongAnswer, "C[0, 1]: got 1, want 2"));
-  log.records.push_back(record(t, online, 5, 1 / 100.0, {0, 16, 16, 1, 512}, 0.4));
-  log.records.push_back(record(t, online, 6, 1 / 125.0, {0, 16, 32, 1, 512}, 0.5));
+  log.records.push_back(make_record(t, online, 5, 1 / 100.0, {0, 16, 16, 1, 512}, 0.4));
+  log.records.push_back(make_record(t, online, 6, 1 / 125.0, {0, 16, 32, 1, 512}, 0.5));
   log.records.push_back(failed(t, online, 7, MeasureError::Timeout, "ran past 10 s"));
-  log.records.push_back(record(t, "offline/evolutionary/seed=1", 0, 1 / 90.0, {0, 8, 32, 1, 0}));
+  log.records.push_back(
+      make_record(t, "offline/evolutionary/seed=1", 0, 1 / 90.0, {0, 8, 32, 1, 0}));
   for (int i = 0; i < 3; ++i)
     log.records.push_back(
-        record(t, "hybrid/evolutionary/seed=1", i, 1 / (60.0 + 5 * i), {0, 4, 4 << i, 1, 16}));
-  log.records.push_back(record(t, "baseline/OpenBLAS sgemm", 0, 1 / 110.0));
+        make_record(t, "hybrid/evolutionary/seed=1", i, 1 / (60.0 + 5 * i), {0, 4, 4 << i, 1, 16}));
+  log.records.push_back(make_record(t, "baseline/OpenBLAS sgemm", 0, 1 / 110.0));
   for (int i = 0; i < 2; ++i)
     log.rounds.push_back(round(online, t.workload_key, i, i == 0 ? 0.5 : 0.75));
   log.rounds.push_back(round("hybrid/evolutionary/seed=1", t.workload_key, 0, 0.6));
@@ -225,7 +226,7 @@ TEST_CASE("the report renders an empty log", "[report]") {
 
 TEST_CASE("the report renders a log of one record", "[report]") {
   LoadedLog log;
-  Record r = record(task_info(), "", 0, 1 / 42.0);
+  Record r = make_record(task_info(), "", 0, 1 / 42.0);
   log.records.push_back(r);
   std::string html = report::render_report(log);
   require_page(html);
@@ -263,8 +264,8 @@ TEST_CASE("the report samples 100,000 records, says so, and stays fast", "[repor
     double gflops = 200 - std::abs(std::log2(a) - 4) * 20 - std::abs(std::log2(b) - 5) * 10 +
                     static_cast<double>(i % 13);
     Record r = i % 50 == 49 ? failed(t, "online/evolutionary/seed=1", i, MeasureError::Timeout, "t")
-                            : record(t, "online/evolutionary/seed=1", i, 1 / gflops,
-                                     {0, a, b, 1, 64}, gflops / 100 + (i % 5) * 0.1);
+                            : make_record(t, "online/evolutionary/seed=1", i, 1 / gflops,
+                                          {0, a, b, 1, 64}, gflops / 100 + (i % 5) * 0.1);
     log.records.push_back(std::move(r));
   }
   for (int i = 0; i < n / 16; ++i)
@@ -294,7 +295,7 @@ TEST_CASE("the same log gives the same page", "[report]") {
 
 TEST_CASE("the report escapes what the log says", "[report]") {
   LoadedLog log;
-  log.records.push_back(record(task_info(), "online/<script>alert(1)</script>", 0, 0.01));
+  log.records.push_back(make_record(task_info(), "online/<script>alert(1)</script>", 0, 0.01));
   std::string html = report::render_report(log);
   REQUIRE(html.find("<script") == std::string::npos);
   REQUIRE(html.find("&lt;script&gt;") != std::string::npos);
@@ -303,8 +304,8 @@ TEST_CASE("the report escapes what the log says", "[report]") {
 TEST_CASE("the report of several tasks names each task", "[report]") {
   LoadedLog log;
   TaskInfo a = task_info(64), b = task_info(128);
-  log.records.push_back(record(a, "online/random/seed=1", 0, 0.01, {0, 2, 2, 1, 0}));
-  log.records.push_back(record(b, "online/random/seed=1", 0, 0.02, {0, 4, 4, 1, 0}));
+  log.records.push_back(make_record(a, "online/random/seed=1", 0, 0.01, {0, 2, 2, 1, 0}));
+  log.records.push_back(make_record(b, "online/random/seed=1", 0, 0.02, {0, 4, 4, 1, 0}));
   std::string html = report::render_report(log);
   require_page(html);
   REQUIRE(html.find("M=64 N=64 K=64") != std::string::npos);
@@ -316,9 +317,12 @@ TEST_CASE("the report places template configs by their knobs", "[report]") {
   LoadedLog log;
   TaskInfo t = task_info();
   for (int i = 0; i < 12; ++i) {
-    Record r = record(t, "online/grid/seed=1", i, 1 / (10.0 + i));
+    Record r = make_record(t, "online/grid/seed=1", i, 1 / (10.0 + i));
     r.config.template_name = "matmul_tiles";
     r.config.knobs = {{"tile_i", i % 4}, {"tile_j", i / 4}, {"unroll", 0}};
+    // The steps the knobs made: one program per config.
+    r.config.steps = {schedule::SplitStep{"C", "i", {i % 4 + 1}},
+                      schedule::SplitStep{"C", "j", {i / 4 + 1}}};
     log.records.push_back(r);
   }
   std::string html = report::render_report(log);
@@ -400,7 +404,7 @@ LoadedLog demo_log() {
     double start = clock, elapsed = 0, best = 0;
     std::int64_t trial = 0;
     if (naive) {
-      Record r = record(t, label, trial++, t.flops / 1.9e9);
+      Record r = make_record(t, label, trial++, t.flops / 1.9e9);
       r.timestamp = clock += 2.5;
       log.records.push_back(r);
     }
@@ -424,7 +428,7 @@ LoadedLog demo_log() {
         std::int64_t j1 = factors[pick(1, 4)], j2 = factors[std::min(5, pick(4, 6))];
         std::int64_t unroll = unrolls[pick(2, 4)];
         double g = speed(i2, j2, unroll);
-        Record r = record(t, label, trial++, t.flops / (g * 1e9));
+        Record r = make_record(t, label, trial++, t.flops / (g * 1e9));
         r.config.point = {0, 512 / (i1 * i2), i1, i2, 512 / (j1 * j2), j1, j2, 1, unroll};
         r.config.steps = tiled_steps(i1, i2, j1, j2, unroll);
         double u = unit(rng);
@@ -475,13 +479,13 @@ LoadedLog demo_log() {
   run("online/evolutionary/seed=1", 400, true, true, true);
   run("online/random/seed=1", 400, false, true, true);
   run("hybrid/evolutionary/seed=1", 96, true, false, true);
-  Record pick = record(t, "offline/evolutionary/seed=1", 0, t.flops / 141e9);
+  Record pick = make_record(t, "offline/evolutionary/seed=1", 0, t.flops / 141e9);
   pick.config.point = {0, 16, 8, 4, 4, 4, 32, 1, 64};
   pick.config.steps = tiled_steps(8, 4, 4, 32, 64);
   pick.predicted = 5.1;
   pick.timestamp = clock += 4;
   log.records.push_back(pick);
-  Record blas = record(t, "baseline/OpenBLAS 0.3.21 sgemm (Haswell)", 0, t.flops / 152e9);
+  Record blas = make_record(t, "baseline/OpenBLAS 0.3.21 sgemm (Haswell)", 0, t.flops / 152e9);
   log.records.push_back(blas);
   log.lines = static_cast<std::int64_t>(log.records.size() + log.rounds.size());
   return log;

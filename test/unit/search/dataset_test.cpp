@@ -15,8 +15,8 @@ using namespace kiln::search;
 
 namespace {
 
-measure::Record record_of(const std::string& op, std::int64_t size, const std::string& key) {
-  measure::Record r;
+record::Record record_of(const std::string& op, std::int64_t size, const std::string& key) {
+  record::Record r;
   r.task.op_name = op;
   r.task.workload_key = key;
   r.task.params = {{"N", size}};
@@ -45,7 +45,7 @@ TEST_CASE("dataset shapes scale size parameters and keep small ones", "[search][
 }
 
 TEST_CASE("unseen-shape split holds out the middle task of each op", "[search][dataset]") {
-  std::vector<measure::Record> records;
+  std::vector<record::Record> records;
   for (std::int64_t n : {64, 128, 256, 512, 1024})
     for (int i = 0; i < 3; ++i)
       records.push_back(record_of("a", n, "a-" + std::to_string(n)));
@@ -90,12 +90,12 @@ TEST_CASE("collect_dataset measures every shape and resumes without re-measuring
     CHECK(p.tasks == 5);
   };
   {
-    auto writer = measure::LogWriter::open(log_path);
+    auto writer = record::LogWriter::open(log_path);
     REQUIRE(writer);
     auto err = collect_dataset({op}, codegen::host_target(), options, {}, **writer, progress);
     REQUIRE_FALSE(err);
   }
-  auto first = measure::load_log(log_path);
+  auto first = record::load_log(log_path);
   REQUIRE(first);
   std::map<std::string, int> per_task;
   for (const auto& r : first->records) {
@@ -111,7 +111,7 @@ TEST_CASE("collect_dataset measures every shape and resumes without re-measuring
 
   // The same command again: every config is already measured.
   {
-    auto writer = measure::LogWriter::open(log_path);
+    auto writer = record::LogWriter::open(log_path);
     REQUIRE(writer);
     std::int64_t skipped = 0, measured = 0;
     auto err = collect_dataset({op}, codegen::host_target(), options, first->records, **writer,
@@ -123,7 +123,7 @@ TEST_CASE("collect_dataset measures every shape and resumes without re-measuring
     CHECK(measured == 0);
     CHECK(skipped == static_cast<std::int64_t>(first->records.size()));
   }
-  auto second = measure::load_log(log_path);
+  auto second = record::load_log(log_path);
   REQUIRE(second);
   CHECK(second->records.size() == first->records.size());
 
@@ -141,8 +141,8 @@ TEST_CASE("collect_dataset measures every shape and resumes without re-measuring
 
   // The same task logged on a machine twice as slow: labelled within its
   // own machine's records, not as half as good as this machine's.
-  std::vector<measure::Record> two_machines = second->records;
-  for (measure::Record r : second->records) {
+  std::vector<record::Record> two_machines = second->records;
+  for (record::Record r : second->records) {
     r.target.cpu = "slowcpu";
     for (double& c : r.result.costs)
       c *= 2;

@@ -12,6 +12,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <map>
+#include <mutex>
 #include <set>
 
 using namespace kiln;
@@ -19,47 +21,79 @@ using namespace kiln::search;
 
 namespace {
 
+/// The template space, remembering the point of every schedule it built,
+/// so that the simulated measurer, which is given schedules, can price them
+/// by their knobs.
+class RecordingSpace : public TemplateSearchSpace {
+public:
+  using TemplateSearchSpace::TemplateSearchSpace;
+  Expected<schedule::State> state(const Point& p) const override {
+    auto s = TemplateSearchSpace::state(p);
+    if (s) {
+      std::lock_guard<std::mutex> lock(mutex_); // predict() builds on two threads
+      points_[s->key()] = p;
+    }
+    return s;
+  }
+  const Point* point_built(const schedule::State& s) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = points_.find(s.key());
+    return it == points_.end() ? nullptr : &it->second;
+  }
+
+private:
+  mutable std::mutex mutex_;
+  mutable std::map<schedule::ProgramKey, Point> points_;
+};
+
 /// Seconds of a template config under a made-up machine: best with
 /// register tile rows of 4 and columns of 16, the cache and parallel loops.
 class KnobMeasurer : public measure::Measurer {
 public:
-  std::vector<measure::MeasureResult>
-  measure(const std::vector<measure::Config>& configs) override {
-    std::vector<measure::MeasureResult> out;
-    for (const measure::Config& c : configs) {
-      measure::MeasureResult r;
+  explicit KnobMeasurer(const RecordingSpace& space) : space_(space) {}
+  using Measurer::measure;
+  std::vector<record::MeasureResult>
+  measure(std::span<const schedule::State* const> states) override {
+    std::vector<record::MeasureResult> out;
+    for (const schedule::State* s : states) {
+      record::MeasureResult r;
       ++stats_.trials;
       ++stats_.by_error[0];
-      r.costs = {c.knobs.empty() ? 0.02 : seconds(c)};
+      const Point* p = space_.point_built(*s);
+      r.costs = {p ? seconds(*s, *p) : 0.02}; // the naive schedule: slow
       r.number = 1;
       out.push_back(r);
     }
     return out;
   }
   const measure::MeasureStats& stats() const override { return stats_; }
-  std::set<std::string> seen; ///< keys of every measured config
+  std::set<schedule::ProgramKey> seen; ///< every measured program but the naive one
 
 private:
-  double seconds(const measure::Config& c) {
-    seen.insert(c.key());
+  double seconds(const schedule::State& s, const Point& p) {
+    seen.insert(s.key());
+    const auto& knobs = space_.templ().space().knobs();
     double cost = 1.0;
-    for (const auto& [knob, choice] : c.knobs) {
+    for (std::size_t i = 0; i < knobs.size(); ++i) {
+      const std::string& knob = knobs[i].name;
+      const auto choice = static_cast<double>(p[i]);
       if (knob == "tile_y" || knob == "tile_x")
-        cost += 0.1 * std::abs(static_cast<double>(choice) - 3);
+        cost += 0.1 * std::abs(choice - 3);
       if (knob == "cache_write" || knob == "parallel")
         cost += choice == 0 ? 0.5 : 0.0;
     }
     return cost * 1e-3;
   }
+  const RecordingSpace& space_;
   measure::MeasureStats stats_;
 };
 
 struct Fixture {
   ir::ComputeDAG dag = test::matmul_dag(64, 64, 64);
-  TemplateSearchSpace space{
+  RecordingSpace space{
       std::move(*space::make_template("matmul", dag, space::SpaceParams{16, 2, 64}))};
-  KnobMeasurer measurer;
-  TaskSetup task{dag, "test", Target{"x86_64-pc-linux-gnu", "test", "", 512, 2}, nullptr};
+  KnobMeasurer measurer{space};
+  TaskSetup task{"test", Target{"x86_64-pc-linux-gnu", "test", "", 512, 2}, nullptr};
 
   TuneResult tune(const std::string& strategy, model::CostModel& model, int trials) {
     TuneOptions o;
@@ -87,7 +121,7 @@ TEST_CASE("grid search walks a template space in order, without repeats", "[sear
   REQUIRE(r.trials == 41);
   REQUIRE(f.measurer.seen.size() == 40); // every trial but the naive one, all distinct
   for (std::size_t i = 1; i < r.records.size(); ++i) {
-    const measure::Config& c = r.records[i].config;
+    const record::Config& c = r.records[i].config;
     REQUIRE(c.template_name == "matmul");
     REQUIRE(c.point == f.space.at(i - 1)); // AutoTVM's order: index 0, 1, 2, …
     REQUIRE_FALSE(c.steps.empty());
@@ -96,10 +130,10 @@ TEST_CASE("grid search walks a template space in order, without repeats", "[sear
 
 TEST_CASE("grid search stops when the template space is exhausted", "[search][template]") {
   ir::ComputeDAG dag = test::matmul_dag(2, 2, 2);
-  TemplateSearchSpace space{
+  RecordingSpace space{
       std::move(*space::make_template("matmul", dag, space::SpaceParams{16, 2, 64}))};
-  KnobMeasurer measurer;
-  TaskSetup task{dag, "test", Target{"x86_64-pc-linux-gnu", "test", "", 512, 2}, nullptr};
+  KnobMeasurer measurer{space};
+  TaskSetup task{"test", Target{"x86_64-pc-linux-gnu", "test", "", 512, 2}, nullptr};
   TuneOptions o;
   o.strategy = "grid";
   o.trials = 100000;
@@ -131,7 +165,7 @@ TEST_CASE("a template config maps back to its point", "[search][template]") {
   std::mt19937_64 rng(5);
   for (int i = 0; i < 50; ++i) {
     Point p = f.space.sample(rng);
-    measure::Config c = f.space.config(p);
+    record::Config c = f.space.config(p);
     REQUIRE(c.knobs.size() == p.size());
     REQUIRE(f.space.point_of(c) == p);
     REQUIRE(f.space.state(p).ok());
@@ -140,10 +174,10 @@ TEST_CASE("a template config maps back to its point", "[search][template]") {
     REQUIRE(f.space.state(m).ok());
     REQUIRE(f.space.state(f.space.crossover(p, m, rng)).ok());
   }
-  measure::Config other = f.space.config(f.space.at(0));
+  record::Config other = f.space.config(f.space.at(0));
   other.template_name = "conv2d_nchw";
   REQUIRE_FALSE(f.space.point_of(other));
-  measure::Config changed = f.space.config(f.space.at(0));
+  record::Config changed = f.space.config(f.space.at(0));
   changed.steps.pop_back(); // logged by a template that made other steps
   REQUIRE_FALSE(f.space.point_of(changed));
   REQUIRE(f.space.state({99}).error().id() == "invalid-step");

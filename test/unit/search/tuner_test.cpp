@@ -2,7 +2,9 @@
 // so that runs are deterministic and fast (no compiling, no timing).
 #include "../ir/test_dags.h"
 
+#include "kiln/model/program_features.h"
 #include "kiln/model/xgboost_model.h"
+#include "kiln/record/history.h"
 #include "kiln/search/search_space.h"
 #include "kiln/search/strategy.h"
 #include "kiln/search/tuner.h"
@@ -12,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <mutex>
 #include <set>
 #include <tuple>
 
@@ -51,18 +54,47 @@ double late_sketch_seconds(const space::SketchSpace& sp, const Point& p) {
 
 using CostFunction = double (*)(const space::SketchSpace&, const Point&);
 
+/// The sketch space, remembering the point of every schedule it built, so
+/// that a simulated measurer, which is given schedules, can price them by
+/// their points.
+class RecordingSpace : public SketchSearchSpace {
+public:
+  using SketchSearchSpace::SketchSearchSpace;
+  Expected<schedule::State> state(const Point& p) const override {
+    auto s = SketchSearchSpace::state(p);
+    if (s) {
+      std::lock_guard<std::mutex> lock(mutex_); // predict() builds on two threads
+      points_[s->key()] = p;
+    }
+    return s;
+  }
+  /// The point a schedule was built from; nullptr for one the space never
+  /// built (the naive schedule, a start schedule read from a file).
+  const Point* point_built(const schedule::State& s) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = points_.find(s.key());
+    return it == points_.end() ? nullptr : &it->second;
+  }
+
+private:
+  mutable std::mutex mutex_;
+  mutable std::map<schedule::ProgramKey, Point> points_;
+};
+
 class SimulatedMeasurer : public measure::Measurer {
 public:
-  explicit SimulatedMeasurer(const space::SketchSpace& sp, CostFunction cost = simulated_seconds)
+  explicit SimulatedMeasurer(const RecordingSpace& sp, CostFunction cost = simulated_seconds)
       : sp_(sp), cost_(cost) {}
-  std::vector<measure::MeasureResult>
-  measure(const std::vector<measure::Config>& configs) override {
-    std::vector<measure::MeasureResult> out;
-    for (const measure::Config& c : configs) {
-      measure::MeasureResult r;
+  using Measurer::measure;
+  std::vector<record::MeasureResult>
+  measure(std::span<const schedule::State* const> states) override {
+    std::vector<record::MeasureResult> out;
+    for (const schedule::State* s : states) {
+      record::MeasureResult r;
       ++stats_.trials;
-      double s = c.point.empty() ? 0.02 : cost_(sp_, c.point); // naive: slow
-      r.costs = {s};
+      const Point* p = sp_.point_built(*s);
+      double seconds = p ? cost_(sp_.sketches(), *p) : 0.02; // the naive schedule: slow
+      r.costs = {seconds};
       r.number = 1;
       ++stats_.by_error[0];
       out.push_back(r);
@@ -71,43 +103,47 @@ public:
   }
   const measure::MeasureStats& stats() const override { return stats_; }
 
+protected:
+  const RecordingSpace& sp_;
+
 private:
-  const space::SketchSpace& sp_;
   CostFunction cost_;
   measure::MeasureStats stats_;
 };
 
-/// The simulated machine, timed once in a lucky moment: a config's first
+/// The simulated machine, timed once in a lucky moment: a program's first
 /// timing is up to twice as fast as its true time (seeded), every later
 /// one is its true time.
 class LuckyFirstMeasurer : public SimulatedMeasurer {
 public:
-  explicit LuckyFirstMeasurer(const space::SketchSpace& sp) : SimulatedMeasurer(sp) {}
-  std::vector<measure::MeasureResult>
-  measure(const std::vector<measure::Config>& configs) override {
-    std::vector<measure::MeasureResult> out = SimulatedMeasurer::measure(configs);
-    for (size_t i = 0; i < configs.size(); ++i)
-      if (timed_[configs[i].key()]++ == 0)
+  explicit LuckyFirstMeasurer(const RecordingSpace& sp) : SimulatedMeasurer(sp) {}
+  using Measurer::measure;
+  std::vector<record::MeasureResult>
+  measure(std::span<const schedule::State* const> states) override {
+    std::vector<record::MeasureResult> out = SimulatedMeasurer::measure(states);
+    for (size_t i = 0; i < states.size(); ++i)
+      if (timed_[states[i]->key()]++ == 0)
         out[i].costs[0] *= std::uniform_real_distribution<double>(0.5, 1.0)(rng_);
     return out;
   }
 
 private:
-  std::map<std::string, int> timed_;
+  std::map<schedule::ProgramKey, int> timed_;
   std::mt19937_64 rng_{7};
 };
 
 /// The simulated machine in a slow phase once the trials are done: every
-/// timing after the first `fast` is 3x its true time (the phases of
-/// docs/benchmarks.md, session 8), so the confirmed configs all look slower
-/// than the configs timed once, earlier.
+/// timing after the first `fast` is 3x its true time (a shared machine's
+/// speed drifts so), so the confirmed configs all look slower than the
+/// configs timed once, earlier.
 class SlowingMeasurer : public SimulatedMeasurer {
 public:
-  SlowingMeasurer(const space::SketchSpace& sp, int fast) : SimulatedMeasurer(sp), fast_(fast) {}
-  std::vector<measure::MeasureResult>
-  measure(const std::vector<measure::Config>& configs) override {
-    std::vector<measure::MeasureResult> out = SimulatedMeasurer::measure(configs);
-    for (measure::MeasureResult& r : out)
+  SlowingMeasurer(const RecordingSpace& sp, int fast) : SimulatedMeasurer(sp), fast_(fast) {}
+  using Measurer::measure;
+  std::vector<record::MeasureResult>
+  measure(std::span<const schedule::State* const> states) override {
+    std::vector<record::MeasureResult> out = SimulatedMeasurer::measure(states);
+    for (record::MeasureResult& r : out)
       if (timed_++ >= fast_)
         r.costs[0] *= 3;
     return out;
@@ -119,16 +155,17 @@ private:
 };
 
 /// The simulated machine, given a schedule that is no config of the space
-/// (no point, as read from a file): it runs in `start_seconds`.
+/// (read from a file): it runs in `start_seconds`.
 class StartMeasurer : public SimulatedMeasurer {
 public:
-  StartMeasurer(const space::SketchSpace& sp, double start_seconds)
+  StartMeasurer(const RecordingSpace& sp, double start_seconds)
       : SimulatedMeasurer(sp), start_seconds_(start_seconds) {}
-  std::vector<measure::MeasureResult>
-  measure(const std::vector<measure::Config>& configs) override {
-    std::vector<measure::MeasureResult> out = SimulatedMeasurer::measure(configs);
-    for (size_t i = 0; i < configs.size(); ++i)
-      if (configs[i].point.empty() && !configs[i].steps.empty())
+  using Measurer::measure;
+  std::vector<record::MeasureResult>
+  measure(std::span<const schedule::State* const> states) override {
+    std::vector<record::MeasureResult> out = SimulatedMeasurer::measure(states);
+    for (size_t i = 0; i < states.size(); ++i)
+      if (!sp_.point_built(*states[i]) && !states[i]->steps().empty())
         out[i].costs = {start_seconds_};
     return out;
   }
@@ -138,12 +175,12 @@ private:
 };
 
 struct Fixture {
-  explicit Fixture(CostFunction cost = simulated_seconds) : measurer(space.sketches(), cost) {}
+  explicit Fixture(CostFunction cost = simulated_seconds) : measurer(space, cost) {}
 
   ir::ComputeDAG dag = test::matmul_dag(256, 256, 256);
-  SketchSearchSpace space{dag, space::SpaceParams{16, 2, 64}};
+  RecordingSpace space{dag, space::SpaceParams{16, 2, 64}};
   SimulatedMeasurer measurer;
-  TaskSetup task{dag, "test", Target{"x86_64-pc-linux-gnu", "test", "", 512, 2}, nullptr};
+  TaskSetup task{"test", Target{"x86_64-pc-linux-gnu", "test", "", 512, 2}, nullptr};
   int confirm_top = 4;
 
   TuneResult tune(const std::string& strategy, model::CostModel& model, int trials,
@@ -262,7 +299,7 @@ struct StalledRace {
     std::vector<model::Sample> samples;
     auto measured = [&](const Point& p, double throughput) {
       ctx.measured.push_back({p, throughput});
-      ctx.measured_keys.insert(point_key(p));
+      ctx.measured_programs.insert(*ctx.key(p));
       samples.push_back({ctx.features(p), throughput / 10, "test"});
     };
     best = f.space.sample_family(0, rng);
@@ -294,14 +331,14 @@ TEST_CASE("a stalled lead: its neighbourhood swept, more picks for the sketches 
   REQUIRE(picks.size() == 16);
   // The first round of a stall sweeps the leader's best config: 4 picks,
   // each one decision away from it, each changing the next decision.
-  std::map<std::string, int> decision_of;
+  std::map<Point, int> decision_of;
   for (const auto& [decision, p] : race.f.space.neighbours(race.best))
-    decision_of[point_key(p)] = decision;
+    decision_of[p] = decision;
   for (int i = 0; i < 4; ++i) {
     CAPTURE(i);
-    REQUIRE(decision_of.count(point_key(picks[i])) == 1);
+    REQUIRE(decision_of.count(picks[i]) == 1);
     if (i > 0)
-      CHECK(decision_of[point_key(picks[i])] > decision_of[point_key(picks[i - 1])]);
+      CHECK(decision_of[picks[i]] > decision_of[picks[i - 1]]);
   }
   // Then half of the other 12 for the sketches behind, the least measured
   // first (all three have 8: one each in turn).
@@ -323,10 +360,10 @@ TEST_CASE("a start schedule is measured first and is the floor of the result", "
   Fixture f;
   // A schedule file's steps: a config of the space without its point.
   std::mt19937_64 rng(5);
-  measure::Config start = f.space.config(f.space.sample(rng));
+  record::Config start = f.space.config(f.space.sample(rng));
   start.point.clear();
   // Faster than any config of the space (they take at least a microsecond).
-  StartMeasurer measurer(f.space.sketches(), 1e-7);
+  StartMeasurer measurer(f.space, 1e-7);
   TuneOptions o;
   o.trials = 24;
   o.batch = 8;
@@ -338,18 +375,18 @@ TEST_CASE("a start schedule is measured first and is the floor of the result", "
   REQUIRE(run.ok());
   CHECK(run->trials == 24); // the start is a trial of the budget
   REQUIRE(run->records.size() > 2);
-  CHECK(run->records[0].config.key() == measure::Config{}.key()); // the naive schedule
-  CHECK(run->records[1].config.key() == start.key());
+  CHECK(run->records[0].config.steps.empty()); // the naive schedule
+  CHECK(run->records[1].config.program() == start.program());
   REQUIRE(run->starts.size() == 1);
   CHECK(run->starts[0].first.trial == run->records[1].trial);
   // Judged as the best is: by the median of its timings (confirmed too).
   CHECK(run->starts[0].seconds == Approx(1e-7));
   CHECK(run->starts[0].timings == 1 + o.confirm_timings);
   REQUIRE(run->best.has_value());
-  CHECK(run->best->config.key() == start.key());
+  CHECK(run->best->config.program() == start.program());
 
   SECTION("a slow start is timed again too, to compare with the best") {
-    StartMeasurer slow_start(f.space.sketches(), 1.0);
+    StartMeasurer slow_start(f.space, 1.0);
     model::XGBoostModel fresh;
     Tuner slow(f.task, f.space, slow_start, fresh, o);
     auto r = slow.run();
@@ -357,7 +394,7 @@ TEST_CASE("a start schedule is measured first and is the floor of the result", "
     REQUIRE(r->starts.size() == 1);
     CHECK(r->starts[0].timings == 1 + o.confirm_timings);
     CHECK(r->starts[0].seconds == Approx(1.0));
-    CHECK(r->best->config.key() != start.key());
+    CHECK(r->best->config.program() != start.program());
   }
   SECTION("resumed, it is not measured again, and still reported") {
     o.confirm_top = 0;
@@ -366,11 +403,11 @@ TEST_CASE("a start schedule is measured first and is the floor of the result", "
     resumed.resume(run->records);
     auto more = resumed.run();
     REQUIRE(more.ok());
-    for (const measure::Record& r : more->records)
-      CHECK(r.config.key() != start.key());
+    for (const record::Record& r : more->records)
+      CHECK(r.config.program() != start.program());
     REQUIRE(more->starts.size() == 1);
     CHECK(more->starts[0].first.trial == run->records[1].trial);
-    CHECK(more->best->config.key() == start.key());
+    CHECK(more->best->config.program() == start.program());
   }
   SECTION("hybrid measures it first, within the budget; offline refuses it") {
     o.mode = Mode::Hybrid;
@@ -381,7 +418,7 @@ TEST_CASE("a start schedule is measured first and is the floor of the result", "
     REQUIRE(hy.ok());
     CHECK(hy->trials <= 24);
     REQUIRE(!hy->records.empty());
-    CHECK(hy->records[0].config.key() == start.key());
+    CHECK(hy->records[0].config.program() == start.program());
     o.mode = Mode::Offline;
     Tuner offline(f.task, f.space, measurer, trained, o);
     CHECK(offline.run().error().id() == "bad-option");
@@ -403,11 +440,11 @@ TEST_CASE("resume continues without measuring anything twice", "[search][tuner]"
   t.resume(first.records);
   auto second = t.run();
   REQUIRE(second.ok());
-  std::set<std::string> keys;
+  std::set<schedule::ProgramKey> keys;
   for (const auto& r : first.records)
-    REQUIRE(keys.insert(r.config.key()).second);
+    REQUIRE(keys.insert(*r.config.program()).second);
   for (const auto& r : second->records)
-    REQUIRE(keys.insert(r.config.key()).second);
+    REQUIRE(keys.insert(*r.config.program()).second);
   REQUIRE(second->records.front().trial == first.records.back().trial + 1);
   REQUIRE(best_seconds(*second) <= best_seconds(first));
 }
@@ -418,7 +455,7 @@ TEST_CASE("offline makes zero measurements; hybrid stays within its budget", "[s
   TuneResult online = f.tune("evolutionary", trained, 48);
   REQUIRE(trained.trained());
 
-  SimulatedMeasurer fresh(f.space.sketches());
+  SimulatedMeasurer fresh(f.space);
   TuneOptions o;
   o.mode = Mode::Offline;
   o.verify_top = 0;
@@ -457,7 +494,7 @@ TEST_CASE("the best configs are timed again, and a lucky first timing does not w
   // unconfirmed pick, which is one of them.
   auto run = [](int confirm_top) {
     Fixture f;
-    LuckyFirstMeasurer lucky(f.space.sketches());
+    LuckyFirstMeasurer lucky(f.space);
     f.confirm_top = confirm_top;
     TuneOptions o;
     o.trials = 64;
@@ -484,20 +521,20 @@ TEST_CASE("the best configs are timed again, and a lucky first timing does not w
   CHECK(confirmed_true <= unconfirmed_true);
   CHECK(confirmed.first_best_gflops > confirmed.best->gflops());
   // The log's judgement (kiln best, the report) names the same config.
-  const measure::Record* logged = measure::history_best(
+  const record::Record* logged = record::history_best(
       confirmed.records, confirmed.best->task.workload_key, confirmed.best->target);
   REQUIRE(logged);
-  CHECK(logged->config.key() == confirmed.best->config.key());
+  CHECK(logged->config.program() == confirmed.best->config.program());
   // The confirmed configs have 5 timings each, in turn: all 4, then again.
-  std::map<std::string, int> timings;
+  std::map<schedule::ProgramKey, int> timings;
   for (const auto& r : confirmed.records)
-    ++timings[r.config.key()];
+    ++timings[*r.config.program()];
   int fives = 0;
   for (const auto& [key, n] : timings)
     fives += n == 5;
   CHECK(fives == confirmed.confirmations / 4);
   for (size_t i = confirmed.records.size() - 16; i + 4 < confirmed.records.size(); ++i)
-    CHECK(confirmed.records[i].config.key() == confirmed.records[i + 4].config.key());
+    CHECK(confirmed.records[i].config.program() == confirmed.records[i + 4].config.program());
 }
 
 TEST_CASE("the best is a confirmed config even when the machine slows while confirming",
@@ -508,7 +545,7 @@ TEST_CASE("the best is a confirmed config even when the machine slows while conf
   // in a faster moment; the best is the fastest confirmed config instead,
   // as `kiln best` judges the log.
   Fixture f;
-  SlowingMeasurer slowing(f.space.sketches(), 65); // the naive trial and 64
+  SlowingMeasurer slowing(f.space, 65); // the naive trial and 64
   TuneOptions o;
   o.trials = 64;
   o.batch = 8;
@@ -519,23 +556,23 @@ TEST_CASE("the best is a confirmed config even when the machine slows while conf
   auto r = t.run();
   REQUIRE(r.ok());
   REQUIRE(r->confirmations == 4 * 16); // every pass ran
-  std::map<std::string, int> timings;
+  std::map<schedule::ProgramKey, int> timings;
   for (const auto& rec : r->records)
-    ++timings[rec.config.key()];
-  CHECK(timings[r->best->config.key()] == 5);
+    ++timings[*rec.config.program()];
+  CHECK(timings[*r->best->config.program()] == 5);
   // The fastest of the 16 confirmed configs by its true time.
   double best_confirmed = 1e9;
   for (const auto& [key, n] : timings)
     if (n > 1)
       for (const auto& rec : r->records)
-        if (rec.config.key() == key)
+        if (*rec.config.program() == key)
           best_confirmed =
               std::min(best_confirmed, simulated_seconds(f.space.sketches(), rec.config.point));
   CHECK(simulated_seconds(f.space.sketches(), r->best->config.point) == Approx(best_confirmed));
-  const measure::Record* logged =
-      measure::history_best(r->records, r->best->task.workload_key, r->best->target);
+  const record::Record* logged =
+      record::history_best(r->records, r->best->task.workload_key, r->best->target);
   REQUIRE(logged);
-  CHECK(logged->config.key() == r->best->config.key());
+  CHECK(logged->config.program() == r->best->config.program());
 }
 
 TEST_CASE("strategy options are settable by name", "[search][options]") {
@@ -565,16 +602,11 @@ TEST_CASE("features in chunks on two threads are the features of each point", "[
   points.push_back(points[3]); // a repeat is scored like its first
 
   std::vector<model::ProgramFeatures> one_by_one;
-  std::vector<const Point*> ptrs;
   for (const Point& p : points) {
-    one_by_one.push_back(space.features(p));
-    ptrs.push_back(&p);
+    auto state = space.state(p);
+    REQUIRE(state.ok());
+    one_by_one.push_back(model::program_features(*state));
   }
-  std::vector<model::ProgramFeatures> batch = space.features(ptrs);
-  REQUIRE(batch.size() == points.size());
-  for (size_t i = 0; i < points.size(); ++i)
-    REQUIRE(batch[i].rows == one_by_one[i].rows);
-
   std::mt19937_64 ctx_rng(1);
   SearchContext ctx(space, *model, ctx_rng);
   std::vector<double> scores = ctx.predict(points);
@@ -582,4 +614,27 @@ TEST_CASE("features in chunks on two threads are the features of each point", "[
   REQUIRE(scores.size() == expected.size());
   for (size_t i = 0; i < points.size(); ++i)
     CHECK(scores[i] == expected[i]);
+  for (size_t i = 0; i < points.size(); ++i)
+    CHECK(ctx.features(points[i]).rows == one_by_one[i].rows);
+}
+
+TEST_CASE("a start schedule whose steps do not apply is an invalid-schedule trial",
+          "[search][tuner]") {
+  Fixture f;
+  record::Config broken;
+  broken.steps = {schedule::SplitStep{"C", "nope", {8}}};
+  TuneOptions o;
+  o.trials = 8;
+  o.batch = 4;
+  o.confirm_top = 0;
+  o.start_configs = {broken};
+  model::XGBoostModel model;
+  Tuner t(f.task, f.space, f.measurer, model, o);
+  auto r = t.run();
+  REQUIRE(r.ok());
+  REQUIRE(r->records.size() >= 2);
+  CHECK(r->records[1].result.error == record::MeasureError::InvalidSchedule);
+  CHECK_THAT(r->records[1].result.message, Catch::Contains("no loop 'nope'"));
+  CHECK(r->trials == 8);                 // the failed start spent one trial of the budget
+  CHECK(f.measurer.stats().trials == 7); // and was never built
 }

@@ -1,14 +1,15 @@
-// A record: one measured config, one line of the tuning log
+// A record: one measured program, one line of the tuning log
 // (docs/log-format.md). Records carry everything needed to rebuild the
 // kernel (the DAG text, the target, the steps) and to compare across runs and
 // machines (workload key, target, kiln version).
-#ifndef KILN_MEASURE_RECORD_H
-#define KILN_MEASURE_RECORD_H
+#ifndef KILN_RECORD_RECORD_H
+#define KILN_RECORD_RECORD_H
 
-#include "kiln/codegen/target.h"
 #include "kiln/ir/compute_dag.h"
+#include "kiln/schedule/program_key.h"
 #include "kiln/schedule/transform_step.h"
 #include "kiln/support/error.h"
+#include "kiln/support/target.h"
 
 #include <cstdint>
 #include <limits>
@@ -17,10 +18,7 @@
 #include <string_view>
 #include <vector>
 
-namespace kiln::measure {
-
-/// Format version of records; readers refuse other versions line by line.
-inline constexpr int kRecordVersion = 1;
+namespace kiln::record {
 
 /// Why a trial has no valid time. Closed: every consumer switches on it.
 enum class MeasureError : std::uint8_t {
@@ -31,6 +29,7 @@ enum class MeasureError : std::uint8_t {
   Timeout,         ///< the kernel ran past the time limit
   WrongAnswer,     ///< the output differs from the reference
 };
+inline constexpr int kMeasureErrorKinds = 6;
 
 std::string_view error_name(MeasureError e); ///< "none", "invalid_schedule", …
 std::optional<MeasureError> parse_error_name(std::string_view name);
@@ -47,18 +46,25 @@ struct TaskInfo {
   static TaskInfo from_dag(const ir::ComputeDAG& dag, std::string source);
 };
 
-/// What was measured: a schedule's steps, or a template's knob choices.
+/// The DAG a task was measured on, rebuilt from its canonical text. An
+/// Error when the text no longer parses (a log of an incompatible kiln).
+Expected<ir::ComputeDAG> task_dag(const TaskInfo& task);
+
+/// What was measured: the schedule's steps, and where in a search space the
+/// program came from (so that a resumed search can start from it).
 struct Config {
   std::vector<schedule::Step> steps;
-  std::string template_name;                               ///< empty for step configs
+  std::string template_name;                               ///< empty unless a template's
   std::vector<std::pair<std::string, std::int64_t>> knobs; ///< knob → choice index
-  /// The search space's own numbers for this config (a sketch and its
-  /// decisions), so a resumed search can start from logged configs; empty
-  /// when the config did not come from a search space.
+  /// The search space's own numbers for this program (a sketch and its
+  /// decisions, or a template's knob choices); empty when it did not come
+  /// from a search space.
   std::vector<std::int64_t> point;
 
-  /// A stable text that identifies the config (used to skip repeats).
-  std::string key() const;
+  /// The identity of the program (schedule/program_key.h); nullopt for a
+  /// template record of knobs alone (written before template records kept
+  /// their steps), whose program a template space must rebuild.
+  std::optional<schedule::ProgramKey> program() const;
 };
 
 struct MeasureResult {
@@ -109,15 +115,6 @@ struct RoundRecord {
   std::int64_t trials = 0;    ///< trials so far
 };
 
-std::string to_json_line(const RoundRecord& round);
-/// Parses a round line; nullopt when the line is not one.
-std::optional<RoundRecord> parse_round(std::string_view line);
+} // namespace kiln::record
 
-/// One JSON object on one line (no newline).
-std::string to_json_line(const Record& record);
-/// Parses one log line; the Error says what is wrong with it.
-Expected<Record> parse_record(std::string_view line);
-
-} // namespace kiln::measure
-
-#endif
+#endif // KILN_RECORD_RECORD_H

@@ -2,16 +2,16 @@
 // seconds the run had taken by then, read back from its log (`kiln best
 // --curve 50,100,200,500,1000`). It is how tuning speed is compared with
 // other tuners, which report "X GFLOPS after N trials in T seconds".
-#ifndef KILN_MEASURE_TUNING_CURVE_H
-#define KILN_MEASURE_TUNING_CURVE_H
+#ifndef KILN_RECORD_TUNING_CURVE_H
+#define KILN_RECORD_TUNING_CURVE_H
 
-#include "kiln/measure/tuning_log.h"
+#include "kiln/record/tuning_log.h"
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-namespace kiln::measure {
+namespace kiln::record {
 
 struct CurvePoint {
   std::int64_t trials = 0;  ///< the budget asked for
@@ -26,7 +26,7 @@ struct TuningCurve {
   std::int64_t trials = 0;  ///< the run's trials in all (a config's first timing each)
   double seconds = -1;      ///< its tuning time (-1: unknown)
   /// Over the whole run; a config timed again (confirmation timings) by the
-  /// median of its timings, as measure::history_best judges it.
+  /// median of its timings, as record::history_best judges it.
   double best_gflops = 0;
   std::int64_t repeats = 0; ///< timings of configs timed before in the run
   std::vector<CurvePoint> points;
@@ -37,9 +37,6 @@ struct TuningCurve {
 /// else from record timestamps.
 std::vector<TuningCurve> tuning_curves(const LoadedLog& log, const std::vector<std::int64_t>& at);
 
-/// The curves as a table: one row per (run, task, N).
-std::string curve_table(const std::vector<TuningCurve>& curves);
-
-} // namespace kiln::measure
+} // namespace kiln::record
 
 #endif

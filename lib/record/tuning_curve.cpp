@@ -1,15 +1,16 @@
-#include "kiln/measure/tuning_curve.h"
+#include "kiln/record/tuning_curve.h"
 
-#include "kiln/measure/tuning_log.h"
+#include "kiln/record/history.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <utility>
 
-namespace kiln::measure {
+namespace kiln::record {
 
 namespace {
 
@@ -56,10 +57,12 @@ std::vector<TuningCurve> tuning_curves(const LoadedLog& log, const std::vector<s
     // The trials are each config's first timing; later ones (the tuner's
     // confirmation of its best) change the judgement, not the count.
     std::vector<const Record*> recs;
-    std::set<std::string> seen;
-    for (const Record* r : all)
-      if (seen.insert(r->config.key()).second)
+    std::set<schedule::ProgramKey> seen;
+    for (const Record* r : all) {
+      std::optional<schedule::ProgramKey> program = r->config.program();
+      if (!program || seen.insert(*program).second)
         recs.push_back(r);
+    }
     const std::vector<const RoundRecord*>& rs = rounds[key];
     TuningCurve c;
     c.run = key.first;
@@ -83,24 +86,4 @@ std::vector<TuningCurve> tuning_curves(const LoadedLog& log, const std::vector<s
   return curves;
 }
 
-std::string curve_table(const std::vector<TuningCurve>& curves) {
-  std::string out = fmt::format("{:<36} {:<28} {:>7} {:>9} {:>9}\n", "run", "task", "trials",
-                                "GFLOPS", "seconds");
-  auto secs = [](double s) { return s < 0 ? std::string("?") : fmt::format("{:.1f}", s); };
-  for (const TuningCurve& c : curves) {
-    for (const CurvePoint& p : c.points) {
-      if (p.trials > c.trials)
-        continue; // the run stopped before; its end is the last row
-      out += fmt::format("{:<36} {:<28} {:>7} {:>9.1f} {:>9}\n", c.run, c.workload_key, p.reached,
-                         p.best_gflops, secs(p.seconds));
-    }
-    out += fmt::format("{:<36} {:<28} {:>7} {:>9.1f} {:>9}  end of run, {:.2f} trials/s{}\n", c.run,
-                       c.workload_key, c.trials, c.best_gflops, secs(c.seconds),
-                       c.seconds > 0 ? c.trials / c.seconds : 0.0,
-                       c.repeats > 0 ? fmt::format("; best confirmed by {} more timings", c.repeats)
-                                     : std::string());
-  }
-  return out;
-}
-
-} // namespace kiln::measure
+} // namespace kiln::record

@@ -1,12 +1,12 @@
 #include "../ir/test_dags.h"
 
-#include "kiln/measure/record.h"
-#include "kiln/measure/tuning_curve.h"
+#include "kiln/record/record.h"
+#include "kiln/record/tuning_curve.h"
 
 #include <catch2/catch.hpp>
 
 using namespace kiln;
-using namespace kiln::measure;
+using namespace kiln::record;
 
 namespace {
 
@@ -31,7 +31,7 @@ Record trial_record(const ir::ComputeDAG& dag, const std::string& run, std::int6
 } // namespace
 
 TEST_CASE("the tuning curve takes the best valid record so far and the round's time",
-          "[measure][curve]") {
+          "[record][curve]") {
   ir::ComputeDAG dag = test::matmul_dag(64, 64, 64); // 2 * 64^3 flops
   double flops = dag.flop_count();
   LoadedLog log;
@@ -60,11 +60,9 @@ TEST_CASE("the tuning curve takes the best valid record so far and the round's t
   REQUIRE(c.points[1].best_gflops == Approx(flops / 2e-3 / 1e9));
   REQUIRE(c.points[1].seconds == 12);
   REQUIRE(c.points[2].reached == 6); // asked for 100, the run made 6
-  std::string table = curve_table(curves);
-  REQUIRE(table.find("end of run") != std::string::npos);
 }
 
-TEST_CASE("without round lines the curve's seconds come from timestamps", "[measure][curve]") {
+TEST_CASE("without round lines the curve's seconds come from timestamps", "[record][curve]") {
   ir::ComputeDAG dag = test::matmul_dag(8, 8, 8);
   LoadedLog log;
   for (int i = 0; i < 4; ++i)
@@ -78,7 +76,7 @@ TEST_CASE("without round lines the curve's seconds come from timestamps", "[meas
   REQUIRE(curves[1].points[0].reached == 1);
 }
 
-TEST_CASE("timings of a config again count in its judgement, not as trials", "[measure][curve]") {
+TEST_CASE("timings of a config again count in its judgement, not as trials", "[record][curve]") {
   // Four trials, then the tuner's confirmation: trial 1 (logged at 1 ms, a
   // lucky timing) and trial 3 (2 ms) timed twice more each, in turn.
   ir::ComputeDAG dag = test::matmul_dag(8, 8, 8);
@@ -103,5 +101,4 @@ TEST_CASE("timings of a config again count in its judgement, not as trials", "[m
   CHECK(c.points[1].best_gflops == Approx(flops / 1e-3 / 1e9)); // the curve: first timings
   // The end: trial 1's median is 5 ms, trial 3's 2.1 ms.
   CHECK(c.best_gflops == Approx(flops / 2.1e-3 / 1e9));
-  CHECK_THAT(curve_table(curves), Catch::Contains("best confirmed by 4 more timings"));
 }

@@ -1,53 +1,17 @@
-// The tuning log: JSON Lines, one record a line, append-only, flushed after
-// every batch. Reading never fails on a damaged line: it is skipped with a
-// warning naming its line number, and the rest loads. Logs from several runs
-// or machines merge by concatenation.
-#ifndef KILN_MEASURE_TUNING_LOG_H
-#define KILN_MEASURE_TUNING_LOG_H
+// Judging the records of a task: one timing per config (the median of its
+// timings), the configs ranked, and the best config for a machine, falling
+// back to records of a similar one. Every command that names "the best"
+// (kiln best, replay, the tuner's result, the report) judges it here.
+#ifndef KILN_RECORD_HISTORY_H
+#define KILN_RECORD_HISTORY_H
 
-#include "kiln/codegen/target.h"
-#include "kiln/measure/record.h"
-#include "kiln/support/error.h"
+#include "kiln/record/record.h"
 
-#include <cstdio>
-#include <memory>
+#include <cstdint>
 #include <string>
 #include <vector>
 
-namespace kiln::measure {
-
-struct LoadedLog {
-  std::vector<Record> records;
-  std::vector<RoundRecord> rounds;   ///< lines of type "round"
-  std::vector<std::string> warnings; ///< "log.jsonl:17: skipped: …"
-  std::int64_t lines = 0;
-};
-
-/// Reads one log. An Error only when the file cannot be read at all.
-Expected<LoadedLog> load_log(const std::string& path);
-/// Reads several logs as one (their records concatenated in order).
-Expected<LoadedLog> load_logs(const std::vector<std::string>& paths);
-
-/// Appends records to a log file.
-class LogWriter {
-public:
-  /// Opens (creating it if needed) for appending. If the file ends in a
-  /// partial line (a killed run), a newline is written first so the next
-  /// record starts on a line of its own.
-  static Expected<std::unique_ptr<LogWriter>> open(const std::string& path);
-  ~LogWriter();
-
-  /// Writes the records, one line each, and flushes them to the file.
-  std::optional<Error> append(const std::vector<Record>& records);
-  std::optional<Error> append(const RoundRecord& round);
-  const std::string& path() const { return path_; }
-
-private:
-  LogWriter(std::string path, std::FILE* file) : path_(std::move(path)), file_(file) {}
-  std::optional<Error> write(const std::string& text);
-  std::string path_;
-  std::FILE* file_;
-};
+namespace kiln::record {
 
 /// How closely a record's target matches the machine asking.
 enum class TargetMatch : std::uint8_t { Exact, SameFamily, Any };
@@ -63,7 +27,7 @@ std::vector<const Record*> config_medians(const std::vector<const Record*>& reco
 /// config_medians ranked to choose the best: the configs timed more than
 /// once first, then those timed once, each group fastest first. Timings
 /// from different moments do not compare on a machine whose speed drifts
-/// by a quarter within seconds (docs/benchmarks.md, session 8): the
+/// within seconds (a shared VM's does, by a quarter): the
 /// confirmed configs were timed in turn, in the same minutes, so they
 /// compare with each other, and one early timing of another config, likely
 /// in a faster moment, does not outrank them. A log without repeated
@@ -82,6 +46,6 @@ const Record* history_best(const std::vector<Record>& records, const std::string
 /// of ranked_configs, in order of first appearance.
 std::vector<const Record*> best_per_task(const std::vector<Record>& records);
 
-} // namespace kiln::measure
+} // namespace kiln::record
 
-#endif
+#endif // KILN_RECORD_HISTORY_H

@@ -1,72 +1,13 @@
-#include "kiln/measure/record.h"
+#include "kiln/record/record_json.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
 #include <cmath>
 
-namespace kiln::measure {
+namespace kiln::record {
 
 using nlohmann::json;
-
-std::string_view error_name(MeasureError e) {
-  switch (e) {
-  case MeasureError::None:
-    return "none";
-  case MeasureError::InvalidSchedule:
-    return "invalid_schedule";
-  case MeasureError::CompileError:
-    return "compile_error";
-  case MeasureError::RuntimeCrash:
-    return "runtime_crash";
-  case MeasureError::Timeout:
-    return "timeout";
-  case MeasureError::WrongAnswer:
-    return "wrong_answer";
-  }
-  return "?";
-}
-
-std::optional<MeasureError> parse_error_name(std::string_view name) {
-  for (MeasureError e :
-       {MeasureError::None, MeasureError::InvalidSchedule, MeasureError::CompileError,
-        MeasureError::RuntimeCrash, MeasureError::Timeout, MeasureError::WrongAnswer})
-    if (error_name(e) == name)
-      return e;
-  return std::nullopt;
-}
-
-TaskInfo TaskInfo::from_dag(const ir::ComputeDAG& dag, std::string source) {
-  return TaskInfo{dag.workload_key(), dag.name(),        dag.params(),
-                  dag.to_string(),    std::move(source), dag.flop_count()};
-}
-
-std::string Config::key() const {
-  if (!template_name.empty()) {
-    std::string k = template_name;
-    for (const auto& [knob, choice] : knobs)
-      k += fmt::format(";{}={}", knob, choice);
-    return k;
-  }
-  return schedule::steps_to_json(steps);
-}
-
-double MeasureResult::median() const {
-  if (costs.empty())
-    return 0;
-  std::vector<double> c = costs;
-  std::sort(c.begin(), c.end());
-  return c.size() % 2 ? c[c.size() / 2] : (c[c.size() / 2 - 1] + c[c.size() / 2]) / 2;
-}
-
-double MeasureResult::min() const {
-  return costs.empty() ? 0 : *std::min_element(costs.begin(), costs.end());
-}
-
-double Record::gflops() const {
-  return result.ok() && result.median() > 0 ? task.flops / result.median() / 1e9 : 0;
-}
 
 std::string to_json_line(const Record& r) {
   json params = json::array();
@@ -290,4 +231,4 @@ Expected<Record> parse_record(std::string_view line) {
   return catch_user_error([&] { return RecordReader(j).read(); });
 }
 
-} // namespace kiln::measure
+} // namespace kiln::record

@@ -1,0 +1,54 @@
+// The tuning log: JSON Lines, one record a line, append-only, flushed after
+// every batch. Reading never fails on a damaged line: it is skipped with a
+// warning naming its line number, and the rest loads. Logs from several runs
+// or machines merge by concatenation.
+#ifndef KILN_RECORD_TUNING_LOG_H
+#define KILN_RECORD_TUNING_LOG_H
+
+#include "kiln/record/record.h"
+#include "kiln/support/error.h"
+
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kiln::record {
+
+struct LoadedLog {
+  std::vector<Record> records;
+  std::vector<RoundRecord> rounds;   ///< lines of type "round"
+  std::vector<std::string> warnings; ///< "log.jsonl:17: skipped: …"
+  std::int64_t lines = 0;
+};
+
+/// Reads one log. An Error only when the file cannot be read at all.
+Expected<LoadedLog> load_log(const std::string& path);
+/// Reads several logs as one (their records concatenated in order).
+Expected<LoadedLog> load_logs(const std::vector<std::string>& paths);
+
+/// Appends records to a log file.
+class LogWriter {
+public:
+  /// Opens (creating it if needed) for appending. If the file ends in a
+  /// partial line (a killed run), a newline is written first so the next
+  /// record starts on a line of its own.
+  static Expected<std::unique_ptr<LogWriter>> open(const std::string& path);
+  ~LogWriter();
+
+  /// Writes the records, one line each, and flushes them to the file.
+  std::optional<Error> append(const std::vector<Record>& records);
+  std::optional<Error> append(const RoundRecord& round);
+  const std::string& path() const { return path_; }
+
+private:
+  LogWriter(std::string path, std::FILE* file) : path_(std::move(path)), file_(file) {}
+  std::optional<Error> write(const std::string& text);
+  std::string path_;
+  std::FILE* file_;
+};
+
+} // namespace kiln::record
+
+#endif

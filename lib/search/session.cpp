@@ -1,0 +1,115 @@
+#include "kiln/search/session.h"
+
+#include "kiln/schedule/transform_step.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+namespace kiln::search {
+
+Expected<model::XGBoostModel> load_pretrained_model(const std::string& file,
+                                                    const std::string& default_file) {
+  const std::string& path = file.empty() ? default_file : file;
+  auto m = model::XGBoostModel::load(path);
+  if (!m && file.empty())
+    return Error(m.error().id(),
+                 fmt::format("{}; pass --model FILE (kiln train writes one)", m.error().message()));
+  return m;
+}
+
+TuningSession::~TuningSession() = default;
+
+Expected<std::unique_ptr<TuningSession>>
+TuningSession::create(const ir::ComputeDAG& dag, const Target& target, SessionOptions options) {
+  std::unique_ptr<TuningSession> s(new TuningSession());
+  s->dag_ = dag;
+  s->target_ = target;
+  // The measurer first: an isolated runner forks its worker before this
+  // process starts threads of its own.
+  auto measurer = measure::ProgramMeasurer::create(dag, target, options.measure);
+  if (!measurer)
+    return measurer.error();
+  s->measurer_ = std::move(*measurer);
+  if (!options.model_file.empty() || options.tune.mode != Mode::Online) {
+    auto loaded = load_pretrained_model(options.model_file, options.default_model);
+    if (!loaded)
+      return loaded.error();
+    s->model_ = std::make_unique<model::XGBoostModel>(std::move(*loaded));
+  } else {
+    s->model_ = std::make_unique<model::XGBoostModel>(model::online_training_params());
+  }
+  auto space = make_search_space(dag, target, options.space, options.template_name);
+  if (!space)
+    return space.error();
+  s->space_ = std::move(*space);
+  for (const std::string& file : options.start_schedules) {
+    auto state = schedule::State::load(dag, file);
+    if (!state)
+      return state.error();
+    record::Config start;
+    start.steps = state->steps();
+    options.tune.start_configs.push_back(std::move(start));
+  }
+  s->log_path_ = options.log.empty() ? dag.name() + ".jsonl" : options.log;
+  if (options.resume) {
+    auto log = record::load_logs({s->log_path_});
+    if (!log)
+      return log.error();
+    s->history_ = std::move(log->records);
+    s->warnings_ = std::move(log->warnings);
+  }
+  auto writer = record::LogWriter::open(s->log_path_);
+  if (!writer)
+    return writer.error();
+  s->log_ = std::move(*writer);
+  s->options_ = std::move(options);
+  return s;
+}
+
+/// Writes a schedule file; a failed write is an Error.
+static std::optional<Error> write_schedule_file(const std::string& path, const std::string& op_name,
+                                                const std::vector<schedule::Step>& steps) {
+  std::ofstream out(path);
+  out << schedule::schedule_file_text(op_name, steps);
+  out.close();
+  if (!out)
+    return Error("cannot-write", fmt::format("cannot write the schedule file '{}': {}; check the "
+                                             "directory exists and is writable",
+                                             path, std::strerror(errno)));
+  return std::nullopt;
+}
+
+Expected<SessionResult> TuningSession::run(const std::function<void(const RoundStats&)>& progress) {
+  KILN_ASSERT(log_ != nullptr, "a tuning session runs once");
+  Tuner tuner({options_.source, target_, log_.get()}, *space_, *measurer_, *model_, options_.tune);
+  if (!history_.empty())
+    tuner.resume(history_);
+  auto tuned = tuner.run(progress);
+  if (!tuned)
+    return tuned.error();
+  SessionResult result;
+  result.tune = std::move(*tuned);
+  result.log = log_path_;
+  if (result.tune.best) {
+    result.schedule_file = log_path_ + ".best.json";
+    if (auto err =
+            write_schedule_file(result.schedule_file, dag_.name(), result.tune.best->config.steps))
+      return *err;
+  } else if (!result.tune.records.empty() && options_.tune.mode == Mode::Offline) {
+    result.schedule_file = log_path_ + ".pick.json";
+    result.offline_pick = true;
+    if (auto err = write_schedule_file(result.schedule_file, dag_.name(),
+                                       result.tune.records.front().config.steps))
+      return *err;
+  }
+  if (!options_.save_model.empty())
+    if (auto err = model_->save(options_.save_model))
+      return *err;
+  log_.reset(); // flushed and closed: the caller may read it now
+  return result;
+}
+
+} // namespace kiln::search

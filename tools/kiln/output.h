@@ -1,0 +1,46 @@
+// What the tool prints: tables, progress lines, summaries. Formatting lives
+// here, not in the library, which returns data.
+#ifndef KILN_TOOLS_KILN_OUTPUT_H
+#define KILN_TOOLS_KILN_OUTPUT_H
+
+#include "kiln/measure/run.h"
+#include "kiln/model/evaluation.h"
+#include "kiln/record/record.h"
+#include "kiln/record/tuning_curve.h"
+#include "kiln/search/tuner.h"
+#include "kiln/support/target.h"
+
+#include <string>
+#include <vector>
+
+namespace kiln::tool {
+
+/// `kiln target`: triple, CPU, vector width, cores, caches, features.
+std::string describe_target(const Target& target);
+
+/// `kiln run`: the check, the timing, the speed and the compile time.
+std::string describe_run(const measure::RunReport& report);
+
+/// One line: trials done / budget, best GFLOPS, trials per second, errors,
+/// model accuracy, ETA. With `bar`, a bar that redraws in place.
+std::string progress_line(const search::RoundStats& round, int budget, std::int64_t errors,
+                          bool bar);
+
+/// The end of a run: best GFLOPS, speedup over naive, time, where the best
+/// schedule went and how to use it.
+std::string summary(const search::TuneResult& result, const std::string& op_file,
+                    const std::string& schedule_file, const std::string& log_file);
+
+/// The best valid record per task and target: op, parameters, GFLOPS,
+/// median time, trial index, target, workload key.
+std::string best_table(const std::vector<const record::Record*>& best);
+
+/// Tuning curves: one row per (run, task, N), then the end of each run.
+std::string curve_table(const std::vector<record::TuningCurve>& curves);
+
+/// A model evaluation: the pooled figures, then each task's.
+std::string describe_evaluation(const model::Evaluation& evaluation);
+
+} // namespace kiln::tool
+
+#endif // KILN_TOOLS_KILN_OUTPUT_H

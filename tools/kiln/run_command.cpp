@@ -1,0 +1,58 @@
+// kiln run: compile, check and time an operator's kernel.
+#include "command.h"
+#include "common.h"
+#include "output.h"
+
+#include "kiln/codegen/runtime.h"
+#include "kiln/codegen/target.h"
+#include "kiln/measure/run.h"
+#include "kiln/support/stopwatch.h"
+
+#include <fmt/format.h>
+
+#include <memory>
+
+namespace kiln::tool {
+
+namespace {
+struct RunFlags {
+  OpOptions op;
+  measure::RunOptions options;
+  int threads = 0;
+};
+} // namespace
+
+static int run(const RunFlags& f) {
+  kiln_rt_set_num_threads(f.threads);
+  auto dag = load_op(f.op);
+  if (!dag)
+    return fail(dag.error());
+  Stopwatch clock;
+  auto func = lower_op(*dag, f.op);
+  if (!func)
+    return fail(func.error());
+  double lower_ms = clock.elapsed_ms();
+  Target target = codegen::host_target();
+  fmt::print("op:       {} ({})\nkey:      {}\ntarget:   {} {}, {} bits\nschedule: {}\n",
+             dag->name(), params_text(*dag), dag->workload_key(), target.triple, target.cpu,
+             target.vector_bits, f.op.schedule.empty() ? "naive" : f.op.schedule);
+  auto report = measure::compile_and_run(*dag, *func, target, f.options);
+  if (!report)
+    return fail(report.error());
+  fmt::print("{}lower:    {:.2f} ms\n", describe_run(*report), lower_ms);
+  return report->check.passed ? 0 : 1;
+}
+
+Command add_run_command(CLI::App& app, const ToolContext&) {
+  auto f = std::make_shared<RunFlags>();
+  CLI::App* cmd = app.add_subcommand("run", "compile, check and time an operator's kernel");
+  add_op_options(cmd, f->op);
+  cmd->add_option("--seed", f->options.seed, "seed of the random inputs")->capture_default_str();
+  add_timing_options(cmd, f->options.timing, "timed repeats");
+  cmd->add_flag("--flush-cache", f->options.timing.flush_cache,
+                "flush the caches before every repeat (one call per repeat)");
+  cmd->add_option("--threads", f->threads, "threads for parallel loops (default: all cores)");
+  return {cmd, [f] { return run(*f); }};
+}
+
+} // namespace kiln::tool

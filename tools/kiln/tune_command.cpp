@@ -1,0 +1,67 @@
+// kiln tune: find the fastest correct kernel for an operator.
+#include "command.h"
+#include "common.h"
+#include "output.h"
+#include "tune_flags.h"
+
+#include "kiln/codegen/target.h"
+#include "kiln/search/session.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+#include <unistd.h>
+
+namespace kiln::tool {
+
+static int run(CLI::App* cmd, TuneFlags& f, const ToolContext& ctx) {
+  auto options = session_options(cmd, f, ctx);
+  if (!options)
+    return fail(options.error());
+  auto dag = load_op(f.op);
+  if (!dag)
+    return fail(dag.error());
+  Target target = codegen::host_target();
+  auto session = search::TuningSession::create(*dag, target, *options);
+  if (!session)
+    return fail(session.error());
+  for (const std::string& w : (*session)->warnings())
+    std::fprintf(stderr, "warning: %s\n", w.c_str());
+  fmt::print("tuning {} ({}) on {} {}: {} space, {} mode, {} strategy, {} trials, log {}\n",
+             dag->name(), dag->workload_key(), target.cpu, target.triple,
+             space_text((*session)->space()), f.mode, f.options.strategy, f.options.trials,
+             (*session)->log_path());
+  bool tty = ::isatty(STDOUT_FILENO);
+  std::int64_t errors = 0;
+  auto result = (*session)->run([&](const search::RoundStats& r) {
+    errors += r.errors;
+    fmt::print("{}", progress_line(r, f.options.trials, errors, tty));
+    std::fflush(stdout);
+  });
+  if (tty)
+    fmt::print("\n");
+  if (!result)
+    return fail(result.error());
+  if (result->offline_pick)
+    fmt::print("offline pick (predicted score {:.3f}) written to {}\n",
+               result->tune.predicted_score, result->schedule_file);
+  fmt::print("{}", summary(result->tune, op_command(f.op), result->schedule_file, result->log));
+  if (auto err = write_run_report(result->log, f.report, ctx))
+    return fail(*err);
+  return result->tune.best || f.options.mode == search::Mode::Offline ? 0 : 1;
+}
+
+Command add_tune_command(CLI::App& app, const ToolContext& ctx) {
+  auto f = std::make_shared<TuneFlags>();
+  CLI::App* cmd = app.add_subcommand("tune", "find the fastest correct kernel for an operator");
+  add_op_options(cmd, f->op,
+                 "a schedule file to start from (a backend's own, a hand-written one): measured "
+                 "first, in the race for the best (docs/tuning.md)");
+  add_tune_flags(cmd, *f);
+  cmd->add_option("--log", f->log, "tuning log (default: OPNAME.jsonl)");
+  cmd->add_flag("--resume", f->resume, "continue from the log's records of this task");
+  return {cmd, [cmd, f, &ctx] { return run(cmd, *f, ctx); }};
+}
+
+} // namespace kiln::tool
