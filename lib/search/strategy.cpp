@@ -79,13 +79,13 @@ std::optional<Error> set_strategy_option(StrategyOptions& options, const std::st
                fmt::format("unknown strategy option '{}'; the options are {}", name, known));
 }
 
-std::string describe_strategy_options(const StrategyOptions& options) {
-  std::string out;
+std::vector<StrategyOptionInfo> strategy_option_list(const StrategyOptions& options) {
+  std::vector<StrategyOptionInfo> out;
   for (const OptionField& f : kOptionFields)
-    out += fmt::format("{:<20} = {:<6}  {}\n", f.name,
-                       f.real ? fmt::format("{:g}", options.*f.real)
-                              : fmt::format("{}", options.*f.integer),
-                       f.help);
+    out.push_back({f.name,
+                   f.real ? fmt::format("{:g}", options.*f.real)
+                          : fmt::format("{}", options.*f.integer),
+                   f.help});
   return out;
 }
 

@@ -53,8 +53,9 @@ void add_tune_flags(CLI::App* cmd, TuneFlags& f) {
   cmd->add_flag_callback(
       "--list-options",
       [] {
-        fmt::print("strategy hyperparameters (--option NAME=VALUE), with their defaults:\n{}",
-                   search::describe_strategy_options(search::StrategyOptions{}));
+        fmt::print("strategy hyperparameters (--option NAME=VALUE), with their defaults:\n");
+        for (const auto& o : search::strategy_option_list(search::StrategyOptions{}))
+          fmt::print("{:<20} = {:<6}  {}\n", o.name, o.value, o.help);
         throw CLI::Success();
       },
       "print every strategy hyperparameter with its default, and exit");

@@ -57,8 +57,12 @@ struct StrategyOptions {
 /// the known ones.
 std::optional<Error> set_strategy_option(StrategyOptions& options, const std::string& name,
                                          const std::string& value);
-/// Every option as "name = value  what it does" lines.
-std::string describe_strategy_options(const StrategyOptions& options);
+/// One option: its name, its value in `options` as text, what it does.
+struct StrategyOptionInfo {
+  std::string name, value, help;
+};
+/// Every option, in a fixed order.
+std::vector<StrategyOptionInfo> strategy_option_list(const StrategyOptions& options);
 
 class SearchStrategy {
 public:
