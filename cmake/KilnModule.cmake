@@ -1,6 +1,6 @@
 # kiln_module(NAME SOURCES ... DEPENDS ...)
 #
-# One static library per module of ../DESIGN.md. DEPENDS lists the modules
+# One static library per module of docs/design.md. DEPENDS lists the modules
 # this one may use; CMake enforces the layering because a module sees only
 # the headers of what it links.
 function(kiln_module name)

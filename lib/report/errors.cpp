@@ -1,5 +1,5 @@
 // Errors by kind: how many trials failed and why, per run, with an example
-// message of each kind. Errors never stop tuning (DESIGN.md), so they are
+// message of each kind. Errors never stop tuning (docs/design.md), so they are
 // counted here rather than reported when they happen.
 #include "sections.h"
 #include "svg_chart.h"
