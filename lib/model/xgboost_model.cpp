@@ -332,9 +332,9 @@ XGBoostParams offline_training_params() {
 
 XGBoostParams online_training_params() {
   XGBoostParams p;
-  // Retrained from scratch every round: split finding over 256 bins was most
-  // of it. 32 bins trained data/dataset-rocketlake.jsonl 3x faster to the
-  // same held-out accuracy (docs/features.md).
+  // Retrained from scratch every round, where split finding over 256 bins
+  // is most of the time; 32 bins train several times faster to the same
+  // held-out accuracy (docs/features.md).
   p.max_bin = 32;
   return p;
 }

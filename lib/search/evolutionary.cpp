@@ -171,14 +171,13 @@ private:
   ///    a time in turn: the best predicted neighbour that changes tile axis
   ///    i, then j, ... The model, from a few poor samples with a packed
   ///    panel's k block of 128, scores that block low everywhere and never
-  ///    proposes it by score alone, however good it is in the best config
-  ///    (matmul 1024³: none of 600 trials tried 128 or 256 near the packed
-  ///    sketch's best, and it stayed 15% behind);
+  ///    proposes it by score alone, however good it is in the best config,
+  ///    so that sketch's best is never tuned along that decision;
   ///  - a share for the contenders, the least measured first, each its best
   ///    predicted config; the share grows while the lead is stalled, as the
   ///    model keeps proposing the leading sketch's configs after they stop
-  ///    paying (270 trials without a better one while the packed sketch,
-  ///    8% faster once tuned, had 63; docs/tuning.md);
+  ///    paying, while a sketch behind, faster once tuned, gets none
+  ///    (docs/tuning.md);
   ///  - the rest by score, with an epsilon share at random.
   std::vector<Point> pick(SearchContext& ctx, std::vector<std::pair<double, Point>> scored,
                           const std::vector<std::vector<const MeasuredPoint*>>& best, int n) {
@@ -198,9 +197,8 @@ private:
     // local picks go to one sketch, so that a sweep over its decisions takes
     // a few rounds, not dozens. Not before: while configs keep improving,
     // the model's own picks pay, and scoring the neighbourhoods costs time
-    // each round; sweeping from the first round was no better (matmul
-    // 1024³, seeds 5-8: 277 / 300 GFLOPS on average after 200 / 600
-    // trials, against 279 / 302; docs/tuning.md).
+    // each round; sweeping from the first round found no better configs
+    // (docs/tuning.md).
     const bool stalled = o_.sketch_patience > 0 && race.stalled >= o_.sketch_patience;
     if (stalled) {
       std::vector<std::vector<Neighbour>> near = neighbourhoods(ctx, best);

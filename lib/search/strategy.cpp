@@ -82,10 +82,10 @@ std::optional<Error> set_strategy_option(StrategyOptions& options, const std::st
 std::vector<StrategyOptionInfo> strategy_option_list(const StrategyOptions& options) {
   std::vector<StrategyOptionInfo> out;
   for (const OptionField& f : kOptionFields)
-    out.push_back({f.name,
-                   f.real ? fmt::format("{:g}", options.*f.real)
-                          : fmt::format("{}", options.*f.integer),
-                   f.help});
+    out.push_back(
+        {f.name,
+         f.real ? fmt::format("{:g}", options.*f.real) : fmt::format("{}", options.*f.integer),
+         f.help});
   return out;
 }
 

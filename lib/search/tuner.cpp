@@ -225,8 +225,8 @@ constexpr int kMaxConfirmPasses = 4;
 
 /// The winner's curse: each config is timed once, on a machine whose speed
 /// drifts by tens of percent within minutes, so the fastest of a thousand
-/// single timings is partly luck (docs/benchmarks.md, session 6: a kernel
-/// logged at 208.8 GFLOPS ran 121 beside a hand-written one's 135). The
+/// single timings is partly luck: the best logged timing is often one taken
+/// in a fast moment, and the kernel runs far slower beside others. The
 /// best few configs are timed again, in turn, so each sees the machine in
 /// every state the others do, and the best is judged by the median of all
 /// its timings, as `kiln best` and the report judge it from the log.
@@ -265,8 +265,7 @@ void Tuner::confirm_best(TuneResult& result) {
         configs.push_back(candidate_of(r->config));
     // The start configs are timed with the first pass's, however they
     // ranked: a start is compared with the best, and one slow first
-    // timing (a hand-written matmul 1024³ at 184 GFLOPS, 296 in the run
-    // before) must not make the best look 1.5x faster than it.
+    // timing of it must not make the best look much faster than it is.
     if (pass == 0)
       for (const TuneResult::Start& s : result.starts)
         if (s.first.result.ok() && confirmed.insert(*s.first.config.program()).second)

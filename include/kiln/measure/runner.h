@@ -39,14 +39,14 @@ struct RunnerOptions {
 /// is timed by that run alone, `best_seconds` being the best median so far.
 /// A microsecond kernel's first call is several times slower than its warm
 /// calls (cold caches and TLB, sleeping pool threads): judged by it, a
-/// config as good as the best would be logged as 4-5x slower and mislead
+/// config as good as the best would be logged as several times slower and mislead
 /// the search and the cost model. So the cutoff needs both a slow ratio and
 /// a run at least one timed repeat long, where that one run is a fair
 /// measurement and timing it fully is what costs.
 /// A checked run so long that it and `timing.repeat` more would take over
-/// half of `timeout_seconds` stands for the timing too, best or not: the
-/// naive matmul 1024³ takes 4 s a call on a Zen 4, so timing it fully
-/// passed the 10 s timeout and the tuner lost its baseline.
+/// half of `timeout_seconds` stands for the timing too, best or not: a
+/// naive kernel of seconds a call, timed fully, would pass the timeout and
+/// the tuner would lose its baseline.
 bool timed_by_checked_run(double first_seconds, double best_seconds, const RunnerOptions& options);
 
 class Runner {

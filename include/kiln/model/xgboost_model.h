@@ -45,17 +45,16 @@ struct XGBoostParams {
   double min_child_weight = 0;
   /// Ansor uses 0.001, but a split's gain here is on the scale of the
   /// per-row share of a label-weighted residual (labels <= 1), far below
-  /// Ansor's: at 0.001 the trees stopped splitting at a training pack-RMSE of
-  /// 0.041 on the synthetic test set (held-out pairwise accuracy 0.867); at
-  /// 0 they reach 0.0046 (accuracy 0.917). docs/features.md has the numbers.
+  /// Ansor's: at 0.001 the trees stop splitting long before they fit the
+  /// training set, and rank held-out programs worse (docs/features.md).
   double gamma = 0;
   double lambda = 1; ///< L2 regularisation of leaf values (XGBoost's default)
   /// libgomp threads spin: more than one thread on a busy 2-core machine
   /// trains several times slower.
   int nthread = 1;
   /// The columns take few distinct values, so histogram splits equal exact
-  /// ones here; "hist" trained 2000 synthetic programs 3x faster than
-  /// "exact" (1.8 s against 6.2 s) to the same accuracy.
+  /// ones here, and "hist" trains several times faster than "exact" to the
+  /// same accuracy.
   std::string tree_method = "hist";
   /// Histogram bins per column (XGBoost's max_bin). Finding splits is most
   /// of the training time, and its cost grows with the bins.
@@ -101,9 +100,9 @@ XGBoostParams offline_training_params();
 /// The settings of the model `kiln tune` and `kiln compare` train online
 /// from scratch: the library defaults (pack-sum, depth 10, early stopping)
 /// with 32 histogram bins.
-/// offline_training_params() ranks unseen shapes better but ranked each
-/// round's new configs worse online (matmul 512³, 1000 trials: 0.57-0.59
-/// pairwise against 0.65), though it retrained 3x faster.
+/// offline_training_params() ranks unseen shapes better but ranks each
+/// round's new configs worse online, though it retrains faster
+/// (docs/features.md).
 XGBoostParams online_training_params();
 
 /// What the last train() or continue_training() did.

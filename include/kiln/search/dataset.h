@@ -36,11 +36,8 @@ std::vector<ir::ParamOverrides> dataset_shapes(const std::vector<ir::ParamDecl>&
 /// How a dataset times its configs: 5 repeats of at least 25 ms (a tuning
 /// run's 3 of 10 ms). Labels need more care than a tuning run's picks: most
 /// dataset kernels run for microseconds on 2 threads, where a 10 ms repeat
-/// is at the mercy of thread wake-ups and the VM's steal time. On the 45
-/// tasks of data/dataset.jsonl, the first and last repeats of the old
-/// setting ordered 67-73% of softmax's pairs alike (repeat noise alone);
-/// with these, 81-88%, and the cost model's held-out pairwise accuracy rose
-/// from 0.76 to 0.81 (docs/features.md).
+/// is at the mercy of thread wake-ups and a VM's steal time, and noisy
+/// labels cap the ranking accuracy any model can reach (docs/features.md).
 measure::MeasureOptions dataset_measure_options();
 
 struct DatasetOptions {

@@ -9,7 +9,7 @@
 //    random ones. Unlike Ansor, each family of the space (a sketch) evolves
 //    its own share of the population, and a share of each round's picks
 //    goes to the sketches behind the leading one while they are in the
-//    race: without it one sketch took 920-940 of 1000 trials, because the
+//    race: without it one sketch takes almost every trial, because the
 //    model scores another sketch's poorly tiled early configs low and
 //    roulette selection then drops their children (docs/tuning.md); and
 //    a share sweeps the neighbourhoods of the best configs one decision at
