@@ -12,6 +12,7 @@
 // docs/features.md lists every column with its formula.
 #include "kiln/model/features.h"
 
+#include "kiln/ir/arith.h"
 #include "kiln/ir/expr_visitor.h"
 #include "kiln/ir/linear_form.h"
 
@@ -150,11 +151,27 @@ std::uint64_t hash_str(std::string_view s) {
   return std::hash<std::string_view>{}(s);
 }
 
-std::int64_t floor_div(std::int64_t a, std::int64_t b) {
-  if (b == 0)
-    return 0;
-  std::int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+/// x op y as an index of the op language computes it, except that division
+/// and modulo by 0 give 0: the evaluators below set variables to 0 or 1, so
+/// a divisor made of variables can be 0 at their point.
+std::int64_t eval_binary(ir::BinaryOp op, std::int64_t x, std::int64_t y) {
+  switch (op) {
+  case ir::BinaryOp::Add:
+    return x + y;
+  case ir::BinaryOp::Sub:
+    return x - y;
+  case ir::BinaryOp::Mul:
+    return x * y;
+  case ir::BinaryOp::Div:
+    return y == 0 ? 0 : ir::floor_div(x, y);
+  case ir::BinaryOp::Mod:
+    return y == 0 ? 0 : ir::floor_mod(x, y);
+  case ir::BinaryOp::Min:
+    return std::min(x, y);
+  case ir::BinaryOp::Max:
+    return std::max(x, y);
+  }
+  return 0;
 }
 
 /// Integer value of an index expression with the variable `one` at 1 and
@@ -171,24 +188,7 @@ std::int64_t eval_index(const ir::Expr& e, std::string_view one) {
     return eval_index(e.as<ir::Cast>()->value, one);
   case ir::ExprKind::Binary: {
     const auto* b = e.as<ir::Binary>();
-    std::int64_t x = eval_index(b->a, one), y = eval_index(b->b, one);
-    switch (b->op) {
-    case ir::BinaryOp::Add:
-      return x + y;
-    case ir::BinaryOp::Sub:
-      return x - y;
-    case ir::BinaryOp::Mul:
-      return x * y;
-    case ir::BinaryOp::Div:
-      return floor_div(x, y);
-    case ir::BinaryOp::Mod:
-      return y == 0 ? 0 : x - floor_div(x, y) * y;
-    case ir::BinaryOp::Min:
-      return std::min(x, y);
-    case ir::BinaryOp::Max:
-      return std::max(x, y);
-    }
-    return 0;
+    return eval_binary(b->op, eval_index(b->a, one), eval_index(b->b, one));
   }
   case ir::ExprKind::Select: {
     const auto* s = e.as<ir::Select>();
@@ -340,24 +340,9 @@ private:
       return index(e.as<ir::Cast>()->value);
     case ir::ExprKind::Binary: {
       const auto* b = e.as<ir::Binary>();
+      // Operands in order: each lists the loads it holds.
       const std::int64_t x = index(b->a), y = index(b->b);
-      switch (b->op) {
-      case ir::BinaryOp::Add:
-        return x + y;
-      case ir::BinaryOp::Sub:
-        return x - y;
-      case ir::BinaryOp::Mul:
-        return x * y;
-      case ir::BinaryOp::Div:
-        return floor_div(x, y);
-      case ir::BinaryOp::Mod:
-        return y == 0 ? 0 : x - floor_div(x, y) * y;
-      case ir::BinaryOp::Min:
-        return std::min(x, y);
-      case ir::BinaryOp::Max:
-        return std::max(x, y);
-      }
-      return 0;
+      return eval_binary(b->op, x, y);
     }
     case ir::ExprKind::Load:
       load(e.as<ir::Load>());
@@ -386,18 +371,16 @@ using LoopRanges = std::vector<std::pair<std::string_view, std::int64_t>>;
 /// over [0, extent); nullopt when it cannot tell. ir::bounds_of does the
 /// same through a map of names; this runs for every level of every
 /// non-affine index (the div/mod of fused loops), so it scans a short list.
-std::optional<std::pair<std::int64_t, std::int64_t>> interval(const ir::Expr& e,
-                                                              const LoopRanges& ranges) {
-  using Range = std::pair<std::int64_t, std::int64_t>;
+std::optional<ir::Interval> interval(const ir::Expr& e, const LoopRanges& ranges) {
   switch (e.kind()) {
   case ir::ExprKind::IntImm: {
     const std::int64_t v = e.as<ir::IntImm>()->value;
-    return Range{v, v};
+    return ir::Interval{v, v};
   }
   case ir::ExprKind::Var:
     for (const auto& [name, extent] : ranges)
       if (name == e.as<ir::Var>()->name)
-        return Range{0, extent - 1};
+        return ir::Interval{0, extent - 1};
     return std::nullopt;
   case ir::ExprKind::Cast:
     return interval(e.as<ir::Cast>()->value, ranges);
@@ -407,35 +390,7 @@ std::optional<std::pair<std::int64_t, std::int64_t>> interval(const ir::Expr& e,
     auto y = interval(b->b, ranges);
     if (!x || !y)
       return std::nullopt;
-    switch (b->op) {
-    case ir::BinaryOp::Add:
-      return Range{x->first + y->first, x->second + y->second};
-    case ir::BinaryOp::Sub:
-      return Range{x->first - y->second, x->second - y->first};
-    case ir::BinaryOp::Mul: {
-      const std::int64_t c[4] = {x->first * y->first, x->first * y->second, x->second * y->first,
-                                 x->second * y->second};
-      return Range{*std::min_element(c, c + 4), *std::max_element(c, c + 4)};
-    }
-    case ir::BinaryOp::Div:
-      if (y->first != y->second || y->first <= 0)
-        return std::nullopt;
-      return Range{floor_div(x->first, y->first), floor_div(x->second, y->first)};
-    case ir::BinaryOp::Mod: {
-      if (y->first != y->second || y->first <= 0)
-        return std::nullopt;
-      const std::int64_t m = y->first;
-      if (floor_div(x->first, m) == floor_div(x->second, m))
-        return Range{x->first - floor_div(x->first, m) * m,
-                     x->second - floor_div(x->second, m) * m};
-      return Range{0, m - 1};
-    }
-    case ir::BinaryOp::Min:
-      return Range{std::min(x->first, y->first), std::min(x->second, y->second)};
-    case ir::BinaryOp::Max:
-      return Range{std::max(x->first, y->first), std::max(x->second, y->second)};
-    }
-    return std::nullopt;
+    return ir::combine(*x, *y, b->op);
   }
   case ir::ExprKind::Select: {
     const auto* s = e.as<ir::Select>();
@@ -443,23 +398,11 @@ std::optional<std::pair<std::int64_t, std::int64_t>> interval(const ir::Expr& e,
     auto y = interval(s->f, ranges);
     if (!x || !y)
       return std::nullopt;
-    return Range{std::min(x->first, y->first), std::max(x->second, y->second)};
+    return ir::Interval{std::min(x->min, y->min), std::max(x->max, y->max)};
   }
   default:
     return std::nullopt;
   }
-}
-
-bool mentions(const ir::Expr& e, std::string_view var) {
-  struct Finder : ir::ExprVisitor {
-    std::string_view var;
-    bool found = false;
-    using ExprVisitor::visit;
-    void visit(const ir::Var* v) override { found = found || v->name == var; }
-  } f;
-  f.var = var;
-  f.visit(e);
-  return f.found;
 }
 
 /// Counts operations into the compute columns. A multiply feeding an add or
@@ -852,7 +795,7 @@ struct RowBuilder {
     // Offsets are relative to an unknown base; lines assume it is aligned.
     std::vector<std::int64_t> lines;
     for (std::int64_t f : b.first_flat)
-      lines.push_back(floor_div(f * b.geom.elem_bytes, kCacheLineBytes));
+      lines.push_back(ir::floor_div(f * b.geom.elem_bytes, kCacheLineBytes));
     b.virtual_lines = std::max(1.0, distinct(lines));
   }
 
@@ -885,7 +828,7 @@ struct RowBuilder {
           b.coef[d][j] = std::abs(static_cast<double>(c));
         } else {
           c = eval_index((*b.indices)[d], *chain[j].var) - eval_index((*b.indices)[d], {});
-          depends = depends || mentions((*b.indices)[d], *chain[j].var);
+          depends = depends || ir::uses_var((*b.indices)[d], *chain[j].var);
         }
         s += static_cast<double>(c) * static_cast<double>(b.geom.row_stride[d]);
       }
@@ -913,7 +856,7 @@ struct RowBuilder {
           ranges_ready = true;
         }
         auto range = interval((*b.indices)[d], ranges);
-        s = range ? static_cast<double>(range->second - range->first + 1)
+        s = range ? static_cast<double>(range->max - range->min + 1)
                   : static_cast<double>(b.geom.shape[d]);
       }
       const bool virtual_inside = virtual_pos >= 0 && static_cast<size_t>(virtual_pos) >= l;
