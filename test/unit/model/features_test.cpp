@@ -21,6 +21,38 @@ TEST_CASE("every column has a unique name", "[model][features]") {
   REQUIRE(column(std::vector<float>(names.size(), 0.0f), "arith_intensity_9") == 0);
 }
 
+TEST_CASE("the columns keep their names and order", "[model][features]") {
+  // A trained model reads its columns by position: the shipped one
+  // (data/kiln-default.model) and every saved one assume this layout, which
+  // only a new kFeatureVersion may change.
+  std::vector<std::string> expected = {"float_mad",  "float_addsub", "float_mul",   "float_divmod",
+                                       "float_cmp",  "float_math",   "float_other", "int_mad",
+                                       "int_addsub", "int_mul",      "int_divmod",  "int_cmp",
+                                       "int_other",  "bool_op",      "select"};
+  for (const char* prefix : {"vec", "unroll", "par"})
+    for (const char* suffix :
+         {"num", "prod", "len_inner", "pos_inner", "pos_middle", "pos_outer", "pos_none"})
+      expected.push_back(std::string(prefix) + "_" + suffix);
+  for (int b = 0; b < 5; ++b)
+    for (const char* suffix :
+         {"is_read", "is_write", "is_read_write", "bytes", "unique_bytes", "lines", "unique_lines",
+          "reuse_loop", "reuse_serial", "reuse_none", "reuse_dis_iter", "reuse_dis_bytes",
+          "reuse_ct", "bytes_d_reuse_ct", "unique_bytes_d_reuse_ct", "lines_d_reuse_ct",
+          "unique_lines_d_reuse_ct", "stride"})
+      expected.push_back("b" + std::to_string(b) + "_" + suffix);
+  for (int i = 0; i < 10; ++i)
+    expected.push_back("arith_intensity_" + std::to_string(i));
+  for (const char* name :
+       {"alloc_local_bytes", "alloc_heap_bytes", "alloc_count", "alloc_outer_prod", "store_arg",
+        "store_heap", "store_local", "outer_loop_count", "outer_loop_prod", "unroll_stmts",
+        "reg_block", "reg_accumulators", "reg_loads", "reg_flops_per_load", "reg_serial_extent"})
+    expected.push_back(name);
+  REQUIRE(model::kFeatureVersion == 2);
+  REQUIRE(expected.size() == 151);
+  REQUIRE(model::feature_names() == expected);
+  REQUIRE(model::feature_count() == 151);
+}
+
 /// The matmul's update row (the one with multiply-adds), or its first other row.
 static const std::vector<float>* find_row(const model::ProgramFeatures& f, bool update) {
   for (const auto& row : f.rows)
