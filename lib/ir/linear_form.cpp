@@ -254,9 +254,8 @@ std::optional<Interval> bounds_of(const LinearForm& form,
     auto it = extents.find(v);
     if (it == extents.end() || it->second <= 0)
       return std::nullopt;
-    std::int64_t hi = c * (it->second - 1);
-    r.min += std::min<std::int64_t>(0, hi);
-    r.max += std::max<std::int64_t>(0, hi);
+    const Interval term = *combine(Interval{0, it->second - 1}, Interval{c, c}, BinaryOp::Mul);
+    r = *combine(r, term, BinaryOp::Add);
   }
   return r;
 }
