@@ -1,6 +1,7 @@
 #include "partition.h"
 
 #include "kiln/ir/linear_form.h"
+#include "kiln/schedule/stmt_visitor.h"
 
 #include <map>
 #include <optional>
@@ -9,9 +10,6 @@ namespace kiln::codegen {
 
 using ir::Expr;
 using schedule::Stmt;
-using schedule::StmtKind;
-
-namespace {
 
 /// Copies of the loop bodies grow the code: at most this many splits a
 /// kernel (a conv tile with 16 unrolled copies of a vector loop needs 17).
@@ -21,7 +19,7 @@ using Extents = std::map<std::string, std::int64_t>;
 
 /// A guard `a < b` as the form of `a - b` (true when negative); nullopt for
 /// other conditions.
-std::optional<ir::AtomicForm> guard_form(const Expr& cond) {
+static std::optional<ir::AtomicForm> guard_form(const Expr& cond) {
   const auto* c = cond.as<ir::Compare>();
   if (!c || c->op != ir::CompareOp::LT || c->a.type() != ir::ScalarType::I64 ||
       c->b.type() != ir::ScalarType::I64)
@@ -31,7 +29,7 @@ std::optional<ir::AtomicForm> guard_form(const Expr& cond) {
 
 /// Whether a guard holds (true), fails (false) for every value of the loops
 /// in `extents`, or depends on them (nullopt).
-std::optional<bool> decided(const Expr& cond, const Extents& extents) {
+static std::optional<bool> decided(const Expr& cond, const Extents& extents) {
   auto form = guard_form(cond);
   if (!form)
     return std::nullopt;
@@ -47,8 +45,8 @@ std::optional<bool> decided(const Expr& cond, const Extents& extents) {
 
 /// How many first iterations of loop `var` a guard holds in, whatever the
 /// values of the other loops in `extents`; nullopt when it cannot tell.
-std::optional<std::int64_t> true_prefix(const Expr& cond, const std::string& var,
-                                        const Extents& extents) {
+static std::optional<std::int64_t> true_prefix(const Expr& cond, const std::string& var,
+                                               const Extents& extents) {
   auto form = guard_form(cond);
   if (!form || form->atoms_use(var))
     return std::nullopt;
@@ -63,8 +61,8 @@ std::optional<std::int64_t> true_prefix(const Expr& cond, const std::string& var
 }
 
 /// A loop, or its body at the single value when the extent is 1.
-Stmt make_loop(const std::string& var, std::int64_t first, std::int64_t extent,
-               schedule::ForKind kind, const Stmt& body) {
+static Stmt make_loop(const std::string& var, std::int64_t first, std::int64_t extent,
+                      schedule::ForKind kind, const Stmt& body) {
   if (extent == 1)
     return schedule::substitute(body, {{var, Expr(first)}});
   Stmt shifted =
@@ -72,99 +70,83 @@ Stmt make_loop(const std::string& var, std::int64_t first, std::int64_t extent,
   return schedule::For::make(var, extent, kind, shifted);
 }
 
-class Partitioner {
+namespace {
+
+/// The first guard in a loop's body that holds for a proper prefix of the
+/// loop's iterations, whatever the values of the other loops.
+class SplitFinder : public schedule::StmtVisitor {
 public:
-  Stmt visit(const Stmt& s) {
-    if (!s.defined())
-      return s;
-    switch (s.kind()) {
-    case StmtKind::For:
-      return visit_for(s.as<schedule::For>());
-    case StmtKind::Store:
-      return s;
-    case StmtKind::Allocate: {
-      const auto* a = s.as<schedule::Allocate>();
-      return schedule::Allocate::make(a->buffer, visit(a->body));
+  SplitFinder(const schedule::For* loop, Extents scope) : loop_(loop), scope_(std::move(scope)) {}
+
+  std::optional<std::int64_t> split;
+
+  using StmtVisitor::visit;
+
+  void visit(const schedule::For* inner) override {
+    if (split)
+      return;
+    scope_[inner->var] = inner->extent;
+    visit(inner->body);
+    scope_.erase(inner->var);
+  }
+
+  void visit(const schedule::IfThenElse* i) override {
+    if (split)
+      return;
+    Extents others = scope_;
+    others.erase(loop_->var);
+    auto p = true_prefix(i->cond, loop_->var, others);
+    if (p && *p > 0 && *p < loop_->extent) {
+      split = p;
+      return;
     }
-    case StmtKind::IfThenElse:
-      return visit_if(s.as<schedule::IfThenElse>());
-    case StmtKind::Block: {
-      std::vector<Stmt> stmts;
-      for (const Stmt& c : s.as<schedule::Block>()->stmts)
-        stmts.push_back(visit(c));
-      return schedule::Block::make(std::move(stmts));
-    }
-    }
-    return s;
+    StmtVisitor::visit(i);
   }
 
 private:
-  Stmt visit_for(const schedule::For* f) {
+  const schedule::For* loop_;
+  Extents scope_; ///< the loops around the statement being visited
+};
+
+class Partitioner : public schedule::StmtMutator {
+public:
+  using StmtMutator::mutate;
+
+protected:
+  Stmt mutate(const schedule::For* f, const Stmt& self) override {
     std::optional<std::int64_t> split;
     if (f->for_kind != schedule::ForKind::Parallel && budget_ > 0)
       split = split_point(f);
     if (!split) {
       extents_[f->var] = f->extent;
-      Stmt body = visit(f->body);
+      Stmt stmt = StmtMutator::mutate(f, self);
       extents_.erase(f->var);
-      return schedule::For::make(f->var, f->extent, f->for_kind, body);
+      return stmt;
     }
     --budget_;
     Stmt head = make_loop(f->var, 0, *split, f->for_kind, f->body);
     Stmt tail = make_loop(f->var, *split, f->extent - *split, f->for_kind, f->body);
-    return schedule::Block::make({visit(head), visit(tail)});
+    return schedule::Block::make({mutate(head), mutate(tail)});
   }
 
-  Stmt visit_if(const schedule::IfThenElse* i) {
+  Stmt mutate(const schedule::IfThenElse* i, const Stmt& self) override {
     if (auto d = decided(i->cond, extents_)) {
       if (*d)
-        return visit(i->then_case);
-      return i->else_case.defined() ? visit(i->else_case) : schedule::Block::make({});
+        return mutate(i->then_case);
+      return i->else_case.defined() ? mutate(i->else_case) : schedule::Block::make({});
     }
-    return schedule::IfThenElse::make(i->cond, visit(i->then_case), visit(i->else_case));
+    return StmtMutator::mutate(i, self);
   }
 
+private:
   /// Where to split loop `f`: the first guard in its body that holds for a
   /// proper prefix of its iterations.
-  std::optional<std::int64_t> split_point(const schedule::For* f) {
+  std::optional<std::int64_t> split_point(const schedule::For* f) const {
     Extents scope = extents_;
     scope[f->var] = f->extent;
-    return find_split(f->body, f, scope);
-  }
-
-  std::optional<std::int64_t> find_split(const Stmt& s, const schedule::For* f, Extents& scope) {
-    if (!s.defined())
-      return std::nullopt;
-    switch (s.kind()) {
-    case StmtKind::For: {
-      const auto* inner = s.as<schedule::For>();
-      scope[inner->var] = inner->extent;
-      auto r = find_split(inner->body, f, scope);
-      scope.erase(inner->var);
-      return r;
-    }
-    case StmtKind::Store:
-      return std::nullopt;
-    case StmtKind::Allocate:
-      return find_split(s.as<schedule::Allocate>()->body, f, scope);
-    case StmtKind::IfThenElse: {
-      const auto* i = s.as<schedule::IfThenElse>();
-      Extents others = scope;
-      others.erase(f->var);
-      auto p = true_prefix(i->cond, f->var, others);
-      if (p && *p > 0 && *p < f->extent)
-        return p;
-      if (auto r = find_split(i->then_case, f, scope))
-        return r;
-      return find_split(i->else_case, f, scope);
-    }
-    case StmtKind::Block:
-      for (const Stmt& c : s.as<schedule::Block>()->stmts)
-        if (auto r = find_split(c, f, scope))
-          return r;
-      return std::nullopt;
-    }
-    return std::nullopt;
+    SplitFinder finder(f, std::move(scope));
+    finder.visit(f->body);
+    return finder.split;
   }
 
   Extents extents_; ///< the loops around the statement being visited
@@ -174,7 +156,7 @@ private:
 } // namespace
 
 Stmt partition_tails(const Stmt& body) {
-  return Partitioner().visit(body);
+  return Partitioner().mutate(body);
 }
 
 } // namespace kiln::codegen

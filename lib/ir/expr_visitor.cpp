@@ -165,6 +165,19 @@ bool uses_var(const Expr& e, const std::string& var) {
   return u.found;
 }
 
+bool uses_any_var(const Expr& e, const std::set<std::string>& vars) {
+  class Uses : public ExprVisitor {
+  public:
+    explicit Uses(const std::set<std::string>& v) : vars(v) {}
+    const std::set<std::string>& vars;
+    bool found = false;
+    using ExprVisitor::visit;
+    void visit(const Var* v) override { found |= vars.count(v->name) > 0; }
+  } u(vars);
+  u.visit(e);
+  return u.found;
+}
+
 Expr substitute(const Expr& e, const std::vector<std::pair<std::string, Expr>>& replacements) {
   if (replacements.empty())
     return e;

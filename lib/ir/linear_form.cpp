@@ -98,8 +98,7 @@ std::optional<LinearForm> linearize(const Expr& e) {
   case BinaryOp::Mod:
     if (x->coeffs.empty() && y->coeffs.empty() && y->constant != 0) {
       std::int64_t a = x->constant, d = y->constant;
-      std::int64_t q = a / d - ((a % d != 0 && ((a < 0) != (d < 0))) ? 1 : 0);
-      return LinearForm{{}, b->op == BinaryOp::Div ? q : a - q * d};
+      return LinearForm{{}, b->op == BinaryOp::Div ? floor_div(a, d) : floor_mod(a, d)};
     }
     return std::nullopt;
   case BinaryOp::Min:
@@ -248,6 +247,19 @@ AtomicForm without(AtomicForm form, const std::string& key) {
   return form;
 }
 
+std::optional<Interval> bounds_of(const LinearForm& form,
+                                  const std::map<std::string, std::int64_t>& extents) {
+  Interval r{form.constant, form.constant};
+  for (const auto& [v, c] : form.coeffs) {
+    auto it = extents.find(v);
+    if (it == extents.end() || it->second <= 0)
+      return std::nullopt;
+    const Interval term = *combine(Interval{0, it->second - 1}, Interval{c, c}, BinaryOp::Mul);
+    r = *combine(r, term, BinaryOp::Add);
+  }
+  return r;
+}
+
 std::optional<Interval> bounds_of(const Expr& e,
                                   const std::map<std::string, std::int64_t>& extents) {
   if (!is_int(e.type()))
@@ -267,18 +279,8 @@ std::optional<Interval> bounds_of(const Expr& e,
     return std::nullopt;
   // An affine expression is bounded term by term, which is exact (each
   // variable appears once); other shapes use interval arithmetic.
-  if (auto f = linearize(e)) {
-    Interval r{f->constant, f->constant};
-    for (const auto& [v, c] : f->coeffs) {
-      auto it = extents.find(v);
-      if (it == extents.end() || it->second <= 0)
-        return std::nullopt;
-      std::int64_t hi = c * (it->second - 1);
-      r.min += std::min<std::int64_t>(0, hi);
-      r.max += std::max<std::int64_t>(0, hi);
-    }
-    return r;
-  }
+  if (auto f = linearize(e))
+    return bounds_of(*f, extents);
   auto x = bounds_of(b->a, extents);
   auto y = bounds_of(b->b, extents);
   if (!x || !y)

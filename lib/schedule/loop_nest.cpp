@@ -2,6 +2,7 @@
 
 #include "kiln/ir/expr_visitor.h"
 #include "kiln/ir/printer.h"
+#include "kiln/schedule/stmt_visitor.h"
 #include "kiln/support/error.h"
 
 #include <fmt/format.h>
@@ -55,51 +56,24 @@ Stmt Block::make(std::vector<Stmt> stmts) {
   return Stmt(std::make_shared<Block>(std::move(flat)));
 }
 
+namespace {
+
+/// Applies one function to every expression of a nest.
+class ExprMapper : public StmtMutator {
+public:
+  explicit ExprMapper(const std::function<ir::Expr(const ir::Expr&)>& fn) : fn_(fn) {}
+
+protected:
+  ir::Expr mutate_expr(const ir::Expr& expr) override { return fn_(expr); }
+
+private:
+  const std::function<ir::Expr(const ir::Expr&)>& fn_;
+};
+
+} // namespace
+
 Stmt map_exprs(const Stmt& stmt, const std::function<ir::Expr(const ir::Expr&)>& fn) {
-  if (!stmt.defined())
-    return stmt;
-  switch (stmt.kind()) {
-  case StmtKind::For: {
-    const auto* f = stmt.as<For>();
-    Stmt body = map_exprs(f->body, fn);
-    return body.same_as(f->body) ? stmt : For::make(f->var, f->extent, f->for_kind, body);
-  }
-  case StmtKind::Store: {
-    const auto* s = stmt.as<Store>();
-    std::vector<ir::Expr> indices;
-    bool changed = false;
-    for (const ir::Expr& i : s->indices) {
-      indices.push_back(fn(i));
-      changed |= !indices.back().same_as(i);
-    }
-    ir::Expr value = fn(s->value);
-    changed |= !value.same_as(s->value);
-    return changed ? Store::make(s->buffer, std::move(indices), value) : stmt;
-  }
-  case StmtKind::Allocate: {
-    const auto* a = stmt.as<Allocate>();
-    Stmt body = map_exprs(a->body, fn);
-    return body.same_as(a->body) ? stmt : Allocate::make(a->buffer, body);
-  }
-  case StmtKind::IfThenElse: {
-    const auto* i = stmt.as<IfThenElse>();
-    ir::Expr cond = fn(i->cond);
-    Stmt t = map_exprs(i->then_case, fn), e = map_exprs(i->else_case, fn);
-    if (cond.same_as(i->cond) && t.same_as(i->then_case) && e.same_as(i->else_case))
-      return stmt;
-    return IfThenElse::make(cond, t, e);
-  }
-  case StmtKind::Block: {
-    std::vector<Stmt> stmts;
-    bool changed = false;
-    for (const Stmt& s : stmt.as<Block>()->stmts) {
-      stmts.push_back(map_exprs(s, fn));
-      changed |= !stmts.back().same_as(s);
-    }
-    return changed ? Block::make(std::move(stmts)) : stmt;
-  }
-  }
-  return stmt;
+  return ExprMapper(fn).mutate(stmt);
 }
 
 Stmt substitute(const Stmt& stmt,
@@ -147,42 +121,59 @@ static std::string indices_text(const std::vector<ir::Expr>& indices) {
   return s;
 }
 
-std::string to_string(const Stmt& stmt, int indent) {
-  std::string pad(indent * 2, ' ');
-  if (!stmt.defined())
-    return "";
-  switch (stmt.kind()) {
-  case StmtKind::For: {
-    const auto* f = stmt.as<For>();
-    return fmt::format("{}{} {} in 0..{}:\n{}", pad, for_kind_name(f->for_kind), f->var, f->extent,
-                       to_string(f->body, indent + 1));
+namespace {
+
+/// The pseudo-code of a nest, two spaces per level.
+class Printer : public StmtVisitor {
+public:
+  explicit Printer(int indent) : indent_(indent) {}
+  std::string out;
+
+  using StmtVisitor::visit;
+
+  void visit(const For* f) override {
+    out += fmt::format("{}{} {} in 0..{}:\n", pad(), for_kind_name(f->for_kind), f->var, f->extent);
+    nested(f->body);
   }
-  case StmtKind::Store: {
-    const auto* s = stmt.as<Store>();
-    return fmt::format("{}{}[{}] = {}\n", pad, s->buffer, indices_text(s->indices),
+
+  void visit(const Store* s) override {
+    out += fmt::format("{}{}[{}] = {}\n", pad(), s->buffer, indices_text(s->indices),
                        ir::to_string(s->value));
   }
-  case StmtKind::Allocate: {
-    const auto* a = stmt.as<Allocate>();
-    return fmt::format("{}allocate {} ({})\n{}", pad, buffer_decl(a->buffer),
-                       scope_name(a->buffer.scope), to_string(a->body, indent));
+
+  void visit(const Allocate* a) override {
+    out += fmt::format("{}allocate {} ({})\n", pad(), buffer_decl(a->buffer),
+                       scope_name(a->buffer.scope));
+    visit(a->body);
   }
-  case StmtKind::IfThenElse: {
-    const auto* i = stmt.as<IfThenElse>();
-    std::string out = fmt::format("{}if {}:\n{}", pad, ir::to_string(i->cond),
-                                  to_string(i->then_case, indent + 1));
-    if (i->else_case.defined())
-      out += fmt::format("{}else:\n{}", pad, to_string(i->else_case, indent + 1));
-    return out;
+
+  void visit(const IfThenElse* i) override {
+    out += fmt::format("{}if {}:\n", pad(), ir::to_string(i->cond));
+    nested(i->then_case);
+    if (!i->else_case.defined())
+      return;
+    out += fmt::format("{}else:\n", pad());
+    nested(i->else_case);
   }
-  case StmtKind::Block: {
-    std::string out;
-    for (const Stmt& s : stmt.as<Block>()->stmts)
-      out += to_string(s, indent);
-    return out;
+
+private:
+  std::string pad() const { return std::string(indent_ * 2, ' '); }
+
+  void nested(const Stmt& body) {
+    ++indent_;
+    visit(body);
+    --indent_;
   }
-  }
-  return "";
+
+  int indent_;
+};
+
+} // namespace
+
+std::string to_string(const Stmt& stmt, int indent) {
+  Printer printer(indent);
+  printer.visit(stmt);
+  return std::move(printer.out);
 }
 
 std::string to_string(const LoweredFunc& func) {

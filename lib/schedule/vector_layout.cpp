@@ -12,79 +12,72 @@
 // makes those accesses consecutive lanes instead. Halide leaves this to the
 // user (Func::reorder_storage); kiln derives it, so that a sketch needs no
 // extra decision for it.
-#include "passes.h"
+#include "vector_layout.h"
 
 #include "kiln/ir/expr_visitor.h"
+#include "kiln/schedule/stmt_visitor.h"
 
 #include <map>
 #include <optional>
 #include <set>
 
 namespace kiln::schedule {
-namespace {
 
 using ir::Expr;
 
+namespace {
+
 /// How often each dimension of each allocated buffer is the one a vector
 /// loop walks, weighted by how many times the access runs.
-class VectorDimCounter : public ir::ExprVisitor {
+class VectorDimCounter : public StmtVisitor {
 public:
-  using ExprVisitor::visit;
   std::set<std::string> allocated;
   std::map<std::string, std::map<size_t, std::int64_t>> votes;
   std::map<std::string, size_t> rank;
 
-  void count(const Stmt& stmt, std::int64_t runs) {
-    if (!stmt.defined())
-      return;
-    switch (stmt.kind()) {
-    case StmtKind::For: {
-      const auto* f = stmt.as<For>();
-      bool vector = f->for_kind == ForKind::Vectorized;
-      if (vector)
-        vector_vars_.push_back(f->var);
-      count(f->body, runs * (vector ? 1 : f->extent));
-      if (vector)
-        vector_vars_.pop_back();
-      return;
-    }
-    case StmtKind::Store: {
-      const auto* s = stmt.as<Store>();
-      runs_ = runs;
-      vote(s->buffer, s->indices);
-      for (const Expr& i : s->indices)
-        visit(i);
-      visit(s->value);
-      return;
-    }
-    case StmtKind::Allocate: {
-      const auto* a = stmt.as<Allocate>();
-      allocated.insert(a->buffer.name);
-      count(a->body, runs);
-      return;
-    }
-    case StmtKind::IfThenElse: {
-      const auto* i = stmt.as<IfThenElse>();
-      runs_ = runs;
-      visit(i->cond);
-      count(i->then_case, runs);
-      count(i->else_case, runs);
-      return;
-    }
-    case StmtKind::Block:
-      for (const Stmt& s : stmt.as<Block>()->stmts)
-        count(s, runs);
-      return;
-    }
+  using StmtVisitor::visit;
+
+  void visit(const For* f) override {
+    bool vector = f->for_kind == ForKind::Vectorized;
+    std::int64_t outer = runs_;
+    if (vector)
+      vector_vars_.push_back(f->var);
+    else
+      runs_ *= f->extent;
+    visit(f->body);
+    runs_ = outer;
+    if (vector)
+      vector_vars_.pop_back();
+  }
+
+  void visit(const Store* s) override {
+    vote(s->buffer, s->indices);
+    StmtVisitor::visit(s);
+  }
+
+  void visit(const Allocate* a) override {
+    allocated.insert(a->buffer.name);
+    StmtVisitor::visit(a);
   }
 
 protected:
-  void visit(const ir::Load* l) override {
-    vote(l->tensor, l->indices);
-    ExprVisitor::visit(l);
-  }
+  void visit_expr(const ir::Expr& e) override { LoadVoter(*this).visit(e); }
 
 private:
+  /// Every load in an expression votes like a store.
+  class LoadVoter : public ir::ExprVisitor {
+  public:
+    explicit LoadVoter(VectorDimCounter& counter) : counter_(counter) {}
+    using ExprVisitor::visit;
+    void visit(const ir::Load* l) override {
+      counter_.vote(l->tensor, l->indices);
+      ExprVisitor::visit(l);
+    }
+
+  private:
+    VectorDimCounter& counter_;
+  };
+
   /// An access votes for the one dimension whose index uses the innermost
   /// vector variable; none when no or several dimensions use it (a stencil
   /// index y + ry is still one dimension; x * W + y would be two).
@@ -106,86 +99,89 @@ private:
   }
 
   std::vector<std::string> vector_vars_;
-  std::int64_t runs_ = 1;
+  std::int64_t runs_ = 1; ///< how often the statement being visited runs
 };
 
-/// Puts dimension `dim` of `buffer` last in every access.
-class MoveDimLast : public ir::ExprMutator {
+/// Buffer → the dimension that goes last.
+using MovedDims = std::map<std::string, size_t>;
+
+/// Loads of moved buffers with the moved dimension last.
+class LoadPermuter : public ir::ExprMutator {
 public:
-  explicit MoveDimLast(const std::map<std::string, size_t>& moved) : moved_(moved) {}
+  explicit LoadPermuter(const MovedDims& moved) : moved_(moved) {}
   using ExprMutator::mutate;
 
-  std::vector<Expr> permute(const std::string& buffer, const std::vector<Expr>& indices) const {
-    auto it = moved_.find(buffer);
-    if (it == moved_.end())
-      return indices;
-    std::vector<Expr> out;
-    for (size_t d = 0; d < indices.size(); ++d)
-      if (d != it->second)
-        out.push_back(indices[d]);
-    out.push_back(indices[it->second]);
-    return out;
-  }
-
-  Stmt rewrite(const Stmt& stmt) {
-    if (!stmt.defined())
-      return stmt;
-    switch (stmt.kind()) {
-    case StmtKind::For: {
-      const auto* f = stmt.as<For>();
-      return For::make(f->var, f->extent, f->for_kind, rewrite(f->body));
-    }
-    case StmtKind::Store: {
-      const auto* s = stmt.as<Store>();
-      std::vector<Expr> indices;
-      for (const Expr& i : s->indices)
-        indices.push_back(mutate(i));
-      return Store::make(s->buffer, permute(s->buffer, indices), mutate(s->value));
-    }
-    case StmtKind::Allocate: {
-      const auto* a = stmt.as<Allocate>();
-      Buffer buffer = a->buffer;
-      auto it = moved_.find(buffer.name);
-      if (it != moved_.end()) {
-        std::int64_t extent = buffer.shape[it->second];
-        buffer.shape.erase(buffer.shape.begin() + static_cast<std::ptrdiff_t>(it->second));
-        buffer.shape.push_back(extent);
-      }
-      return Allocate::make(buffer, rewrite(a->body));
-    }
-    case StmtKind::IfThenElse: {
-      const auto* i = stmt.as<IfThenElse>();
-      return IfThenElse::make(mutate(i->cond), rewrite(i->then_case), rewrite(i->else_case));
-    }
-    case StmtKind::Block: {
-      std::vector<Stmt> stmts;
-      for (const Stmt& s : stmt.as<Block>()->stmts)
-        stmts.push_back(rewrite(s));
-      return Block::make(std::move(stmts));
-    }
-    }
-    return stmt;
-  }
-
 protected:
-  Expr mutate(const ir::Load* l, const Expr& self) override {
-    Expr e = ExprMutator::mutate(l, self);
-    const auto* load = e.as<ir::Load>();
-    if (!moved_.count(load->tensor))
-      return e;
-    return ir::Load::make(load->tensor, permute(load->tensor, load->indices), load->type);
-  }
+  Expr mutate(const ir::Load* l, const Expr& self) override;
 
 private:
-  const std::map<std::string, size_t>& moved_;
+  const MovedDims& moved_;
+};
+
+/// Puts the moved dimension last in every access and allocation.
+class MoveDimLast : public StmtMutator {
+public:
+  explicit MoveDimLast(const MovedDims& moved) : moved_(moved) {}
+  using StmtMutator::mutate;
+
+protected:
+  Stmt mutate(const Store* s, const Stmt& self) override;
+  Stmt mutate(const Allocate* a, const Stmt& self) override;
+  Expr mutate_expr(const Expr& e) override { return LoadPermuter(moved_).mutate(e); }
+
+private:
+  const MovedDims& moved_;
 };
 
 } // namespace
 
+/// The indices of an access of `buffer`, with its moved dimension last.
+static std::vector<Expr> permute(const MovedDims& moved, const std::string& buffer,
+                                 const std::vector<Expr>& indices) {
+  auto it = moved.find(buffer);
+  if (it == moved.end())
+    return indices;
+  std::vector<Expr> out;
+  for (size_t d = 0; d < indices.size(); ++d)
+    if (d != it->second)
+      out.push_back(indices[d]);
+  out.push_back(indices[it->second]);
+  return out;
+}
+
+Expr LoadPermuter::mutate(const ir::Load* l, const Expr& self) {
+  Expr e = ExprMutator::mutate(l, self);
+  const auto* load = e.as<ir::Load>();
+  if (!moved_.count(load->tensor))
+    return e;
+  return ir::Load::make(load->tensor, permute(moved_, load->tensor, load->indices), load->type);
+}
+
+Stmt MoveDimLast::mutate(const Store* s, const Stmt& self) {
+  Stmt stmt = StmtMutator::mutate(s, self);
+  if (!moved_.count(s->buffer))
+    return stmt;
+  const auto* store = stmt.as<Store>();
+  return Store::make(store->buffer, permute(moved_, store->buffer, store->indices), store->value);
+}
+
+Stmt MoveDimLast::mutate(const Allocate* a, const Stmt& self) {
+  Stmt stmt = StmtMutator::mutate(a, self);
+  auto it = moved_.find(a->buffer.name);
+  if (it == moved_.end())
+    return stmt;
+  const auto* alloc = stmt.as<Allocate>();
+  Buffer buffer = alloc->buffer;
+  std::int64_t extent = buffer.shape[it->second];
+  buffer.shape.erase(buffer.shape.begin() + static_cast<std::ptrdiff_t>(it->second));
+  buffer.shape.push_back(extent);
+  return Allocate::make(buffer, alloc->body);
+}
+
 Stmt vector_dims_innermost(const Stmt& stmt) {
   VectorDimCounter counter;
-  counter.count(stmt, 1);
-  std::map<std::string, size_t> moved;
+  counter.visit(stmt);
+  MovedDims moved;
   for (const auto& [buffer, votes] : counter.votes) {
     if (!counter.allocated.count(buffer) || votes.empty())
       continue;
@@ -200,8 +196,7 @@ Stmt vector_dims_innermost(const Stmt& stmt) {
   }
   if (moved.empty())
     return stmt;
-  MoveDimLast mover(moved);
-  return mover.rewrite(stmt);
+  return MoveDimLast(moved).mutate(stmt);
 }
 
 } // namespace kiln::schedule

@@ -5,6 +5,11 @@
 
 #include "kiln/ir/expr.h"
 
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace kiln::ir {
 
 /// Reads an expression tree. The default visit of each node visits its
@@ -34,6 +39,8 @@ protected:
 
 /// Whether an expression reads variable `var`.
 bool uses_var(const Expr& e, const std::string& var);
+/// Whether an expression reads any of `vars`.
+bool uses_any_var(const Expr& e, const std::set<std::string>& vars);
 
 /// Replaces variables by name.
 Expr substitute(const Expr& e, const std::vector<std::pair<std::string, Expr>>& replacements);

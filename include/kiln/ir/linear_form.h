@@ -105,6 +105,10 @@ AtomicForm without(AtomicForm form, const std::string& key);
 /// variable whose range is unknown. nullopt when no bound can be given.
 std::optional<Interval> bounds_of(const Expr& e,
                                   const std::map<std::string, std::int64_t>& extents);
+/// bounds_of() an affine form, term by term (exact: each variable appears
+/// once); nullopt when a variable's range is unknown.
+std::optional<Interval> bounds_of(const LinearForm& form,
+                                  const std::map<std::string, std::int64_t>& extents);
 
 } // namespace kiln::ir
 

@@ -1,5 +1,22 @@
-// Lowering a schedule (State) to a loop nest. Reads top to bottom as the
-// list of passes in lower.cpp; each pass has its own file.
+// Lowering a schedule (State) to a loop nest. lower() in lower.cpp reads top
+// to bottom as the list of passes, each in its own file pair under
+// lib/schedule exposing one free function:
+//
+//   1. build_nest (nest_builder.cpp): the loops of every stage as the steps
+//      say, attached stages inside their consumer's loop over the region
+//      it reads (bound_inference.cpp), inlined stages substituted, split
+//      tails guarded, statements simplified as they are made;
+//   2. mark_auto_unroll (auto_unroll.cpp): the auto_unroll_max_step pragma
+//      turns small serial loops into unrolled ones;
+//   3. vector_dims_innermost (vector_layout.cpp): the kernel's own buffers
+//      store the dimension a vector loop walks innermost;
+//   4. unroll_loops (unroll_loops.cpp): unrolled loops become copies of
+//      their body (only with LowerOptions::expand_unrolled);
+//   5. simplify (simplify.cpp): index arithmetic in canonical form, so the
+//      copies' constants fold (only with expand_unrolled).
+//
+// The nest after each pass can be seen with LowerOptions::trace, or on
+// stderr with the environment variable KILN_DEBUG=2.
 #ifndef KILN_SCHEDULE_LOWER_H
 #define KILN_SCHEDULE_LOWER_H
 
@@ -7,19 +24,28 @@
 #include "kiln/schedule/loop_nest.h"
 #include "kiln/schedule/state.h"
 
+#include <functional>
+#include <string_view>
+
 namespace kiln::schedule {
+
+/// How lower() runs its passes.
+struct LowerOptions {
+  /// Expand Unrolled loops into copies of their body. Code generation needs
+  /// it; the cost model's features read the annotation instead, and skip
+  /// the (large) expanded tree. (The first member, so that callers can
+  /// write `{.expand_unrolled = false}`.)
+  bool expand_unrolled = true;
+  /// Called after each pass with its name and the nest it left, in the
+  /// order of the list above; empty by default (no cost). Initialised here
+  /// so that `{.expand_unrolled = false}` does not warn about it.
+  std::function<void(std::string_view pass, const Stmt& nest)> trace = nullptr;
+};
 
 /// The loop nest of a schedule: stages in DAG order at the root, attached
 /// stages inside their consumer's loop over the region it reads (bound
 /// inference), inlined stages substituted, split tails guarded, unrolled
 /// loops expanded.
-struct LowerOptions {
-  /// Expand Unrolled loops into copies of their body. Code generation needs
-  /// it; the cost model's features read the annotation instead, and skip
-  /// the (large) expanded tree.
-  bool expand_unrolled = true;
-};
-
 LoweredFunc lower(const State& state, const LowerOptions& options = {});
 
 /// The naive schedule: lower(State(dag)). Every compute stage in DAG order,

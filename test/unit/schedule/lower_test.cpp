@@ -97,3 +97,54 @@ TEST_CASE("a buffer the kernel allocates stores innermost the dimension a vector
   CHECK_THAT(plain, Catch::Contains("allocate B.cache: f32[4, 8] (heap)"));
   CHECK_THAT(plain, Catch::Contains("allocate C.local: f32[16, 8] (heap)"));
 }
+
+TEST_CASE("the trace sees every lowering pass in order, and the last nest is the result",
+          "[schedule][lower][trace]") {
+  schedule::State s(test::matmul_dag(8, 8, 4));
+  s.split("C", "j", {4});
+  s.pragma_auto_unroll("C", 16);
+  std::vector<std::string> passes, nests;
+  schedule::LowerOptions options;
+  options.trace = [&](std::string_view pass, const schedule::Stmt& nest) {
+    passes.emplace_back(pass);
+    nests.push_back(schedule::to_string(nest));
+  };
+  schedule::LoweredFunc f = schedule::lower(s, options);
+  const std::vector<std::string> all = {"build_nest", "mark_auto_unroll", "vector_dims_innermost",
+                                        "unroll_loops", "simplify"};
+  REQUIRE(passes == all);
+  CHECK(nests.back() == schedule::to_string(f.body));
+  // The pragma marks the small inner loop, and unrolling expands it.
+  CHECK_THAT(nests[0], !Catch::Contains("unrolled for"));
+  CHECK_THAT(nests[1], Catch::Contains("unrolled for k in 0..4"));
+  CHECK_THAT(nests[3], !Catch::Contains("for k"));
+  CHECK_THAT(nests[4], Catch::Contains("A[i, 3] * B[3, j.0 * 4 + j.1]"));
+
+  // Without expansion the last two passes do not run.
+  passes.clear();
+  options.expand_unrolled = false;
+  schedule::lower(s, options);
+  CHECK(passes == std::vector<std::string>(all.begin(), all.begin() + 3));
+}
+
+TEST_CASE("auto_unroll of a stage also covers the stages computed inside it", "[schedule][lower]") {
+  // C.local is computed at C's j.0: a pragma on C reaches C.local's loops,
+  // a pragma on C.local does not reach C's.
+  auto nest_for = [](const std::string& stage) {
+    schedule::State s(test::matmul_dag(4, 16, 4));
+    s.cache_write("C");
+    s.split("C", "j", {4});
+    s.reorder("C", {"i", "j.0", "j.1"});
+    s.compute_at("C.local", "C", "j.0");
+    s.pragma_auto_unroll(stage, 16);
+    return schedule::to_string(schedule::lower(s, {.expand_unrolled = false}));
+  };
+  std::string outer = nest_for("C");
+  INFO(outer);
+  CHECK_THAT(outer, Catch::Contains("unrolled for C.local.k"));
+  CHECK_THAT(outer, Catch::Contains("unrolled for j.1"));
+  std::string inner = nest_for("C.local");
+  INFO(inner);
+  CHECK_THAT(inner, Catch::Contains("unrolled for C.local.k"));
+  CHECK_THAT(inner, !Catch::Contains("unrolled for j.1"));
+}
