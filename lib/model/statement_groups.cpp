@@ -3,18 +3,18 @@
 #include "buffer_geometry.h"
 #include "statement_scan.h"
 
+#include "kiln/schedule/stmt_visitor.h"
+
 #include <algorithm>
 #include <limits>
 
 namespace kiln::model::detail {
 
 using schedule::Allocate;
-using schedule::Block;
 using schedule::Buffer;
 using schedule::For;
 using schedule::IfThenElse;
 using schedule::Stmt;
-using schedule::StmtKind;
 using schedule::Store;
 
 const Buffer* StatementGroups::find_buffer(std::string_view name) const {
@@ -26,57 +26,52 @@ namespace {
 
 /// Walks a nest once. A statement joins the group of the statements it is a
 /// copy of: same enclosing context (loops, allocations, conditions, hashed
-/// on the way down), same stored buffer, same value shape.
-class GroupBuilder {
+/// on the way down into `ctx_`), same stored buffer, same value shape.
+class GroupBuilder : public schedule::StmtVisitor {
 public:
   explicit GroupBuilder(const schedule::LoweredFunc& func) {
     for (const Buffer& b : func.args)
       out_.buffers.emplace(b.name, &b);
   }
 
-  void walk(const Stmt& s, std::uint64_t ctx) {
-    if (!s.defined())
-      return;
-    switch (s.kind()) {
-    case StmtKind::For: {
-      const auto* f = s.as<For>();
-      loops_.push_back(f);
-      walk(f->body, mix(mix(mix(ctx, hash_str(f->var)), static_cast<std::uint64_t>(f->extent)),
-                        static_cast<std::uint64_t>(f->for_kind)));
-      loops_.pop_back();
-      return;
-    }
-    case StmtKind::Allocate: {
-      const auto* a = s.as<Allocate>();
-      out_.buffers[std::string_view(a->buffer.name)] = &a->buffer;
-      allocs_.emplace_back(a, static_cast<int>(loops_.size()));
-      walk(a->body, mix(mix(ctx, 3), hash_str(a->buffer.name)));
-      allocs_.pop_back();
-      return;
-    }
-    case StmtKind::IfThenElse: {
-      const auto* i = s.as<IfThenElse>();
-      ifs_.emplace_back(i, static_cast<int>(loops_.size()));
-      Scanner cond;
-      std::uint64_t c = mix(mix(ctx, 4), cond.hash(i->cond));
-      walk(i->then_case, mix(c, 5));
-      walk(i->else_case, mix(c, 6));
-      ifs_.pop_back();
-      return;
-    }
-    case StmtKind::Block:
-      for (const Stmt& c : s.as<Block>()->stmts)
-        walk(c, ctx);
-      return;
-    case StmtKind::Store:
-      add_store(s.as<Store>(), ctx);
-      return;
-    }
+  using StmtVisitor::visit;
+
+  void visit(const For* f) override {
+    loops_.push_back(f);
+    visit_in(f->body, mix(mix(mix(ctx_, hash_str(f->var)), static_cast<std::uint64_t>(f->extent)),
+                          static_cast<std::uint64_t>(f->for_kind)));
+    loops_.pop_back();
   }
+
+  void visit(const Allocate* a) override {
+    out_.buffers[std::string_view(a->buffer.name)] = &a->buffer;
+    allocs_.emplace_back(a, static_cast<int>(loops_.size()));
+    visit_in(a->body, mix(mix(ctx_, 3), hash_str(a->buffer.name)));
+    allocs_.pop_back();
+  }
+
+  void visit(const IfThenElse* i) override {
+    ifs_.emplace_back(i, static_cast<int>(loops_.size()));
+    Scanner cond;
+    const std::uint64_t c = mix(mix(ctx_, 4), cond.hash(i->cond));
+    visit_in(i->then_case, mix(c, 5));
+    visit_in(i->else_case, mix(c, 6));
+    ifs_.pop_back();
+  }
+
+  void visit(const Store* st) override { add_store(st, ctx_); }
 
   StatementGroups take() { return std::move(out_); }
 
 private:
+  /// Visits `s` with the context `ctx`, then restores the current one.
+  void visit_in(const Stmt& s, std::uint64_t ctx) {
+    const std::uint64_t saved = ctx_;
+    ctx_ = ctx;
+    visit(s);
+    ctx_ = saved;
+  }
+
   void add_store(const Store* st, std::uint64_t ctx) {
     scan_.clear();
     scan_.store(st->indices);
@@ -139,6 +134,7 @@ private:
 
   StatementGroups out_;
   std::unordered_map<std::uint64_t, int> index_; ///< group of each key
+  std::uint64_t ctx_ = 0; ///< hash of the enclosing loops, allocations and conditions
   std::vector<const For*> loops_;
   std::vector<std::pair<const Allocate*, int>> allocs_;
   std::vector<std::pair<const IfThenElse*, int>> ifs_;
@@ -149,7 +145,7 @@ private:
 
 StatementGroups group_statements(const schedule::LoweredFunc& func) {
   GroupBuilder gb(func);
-  gb.walk(func.body, 0);
+  gb.visit(func.body);
   return gb.take();
 }
 
