@@ -45,6 +45,7 @@
 
 #include "kiln/ir/compute_dag.h"
 #include "kiln/schedule/state.h"
+#include "kiln/space/space_params.h"
 
 #include <cstdint>
 #include <optional>
@@ -53,17 +54,6 @@
 #include <vector>
 
 namespace kiln::space {
-
-/// What the space needs to know of the machine.
-struct SpaceParams {
-  int vector_lanes = 16; ///< longest vector loop (host width / element size)
-  int cores = 1;
-  std::int64_t max_innermost_factor = 64; ///< Ansor's max_innermost_split_factor
-  /// Packed sketch: longest reduction block of one packed panel. It is a
-  /// cache block (OpenBLAS's sgemm kc is 256-384), not a register tile, so
-  /// max_innermost_factor would cap it four times too short.
-  std::int64_t max_pack_depth = 512;
-};
 
 /// Root: computed at the root with fixed annotations and no open decision
 /// (the weights copy of a weight-vectorized sketch, and the padded input a

@@ -5,6 +5,7 @@
 #include "kiln/schedule/lower.h"
 #include "kiln/space/factorization.h"
 #include "kiln/space/sketch.h"
+#include "kiln/space/space_params.h"
 
 #include <catch2/catch.hpp>
 
@@ -33,6 +34,18 @@ static SketchSpace op_space(const char* op) {
   auto dag = ir::parse_op_file(std::string(KILN_SOURCE_DIR) + "/ops/" + op + ".kop");
   REQUIRE(dag.ok());
   return SketchSpace(*dag, SpaceParams{16, 2, 64});
+}
+
+TEST_CASE("a machine's space params are its f32 vector lanes and its cores", "[space]") {
+  Target avx512;
+  avx512.vector_bits = 512;
+  avx512.cores = 8;
+  const SpaceParams p = space_params(avx512);
+  CHECK(p.vector_lanes == 16);
+  CHECK(p.cores == 8);
+  CHECK(p.max_innermost_factor == SpaceParams{}.max_innermost_factor);
+  CHECK(p.max_pack_depth == SpaceParams{}.max_pack_depth);
+  CHECK(space_params(Target{}).vector_lanes == 1); // no vector unit: scalar loops
 }
 
 TEST_CASE("factorizations are exact, ordered and respect the innermost limit",
