@@ -1,5 +1,7 @@
 #include "kiln/space/sketch.h"
 
+#include "sketch_analysis.h"
+
 #include "kiln/ir/expr_visitor.h"
 #include "kiln/schedule/lower.h"
 #include "kiln/space/factorization.h"
@@ -18,239 +20,6 @@ using schedule::Annotation;
 using schedule::Step;
 
 namespace {
-
-/// Variables and loads in an expression.
-class Uses : public ir::ExprVisitor {
-public:
-  std::set<std::string> vars;
-  std::vector<const ir::Load*> loads;
-  bool calls = false;
-  using ExprVisitor::visit;
-  void visit(const ir::Var* v) override { vars.insert(v->name); }
-  void visit(const ir::Load* l) override {
-    loads.push_back(l);
-    ExprVisitor::visit(l);
-  }
-  void visit(const ir::Call* c) override {
-    calls = true;
-    ExprVisitor::visit(c);
-  }
-};
-
-/// A load of a reduction and the variables its indices use.
-struct LoadUse {
-  const ir::Load* load;
-  std::set<std::string> vars;
-};
-
-/// The loads in the body of `reduce`, each with the variables of its indices.
-std::vector<LoadUse> reduction_loads(const ir::Reduce& reduce) {
-  Uses u;
-  u.visit(reduce.body);
-  std::vector<LoadUse> out;
-  for (const ir::Load* l : u.loads) {
-    Uses idx;
-    for (const ir::Expr& e : l->indices)
-      idx.visit(e);
-    out.push_back({l, std::move(idx.vars)});
-  }
-  return out;
-}
-
-/// The DAG seen through the always-inline rule: effective bodies and
-/// consumers with inlined stages substituted.
-class Analysis {
-public:
-  explicit Analysis(const ir::ComputeDAG& dag) : dag_(dag) {
-    const auto& stages = dag.stages();
-    // Inlining is decided first (a stage's consumers come after it).
-    for (const ir::Stage& s : stages)
-      if (strictly_inlineable(s))
-        inlined_.insert(s.name);
-    std::map<std::string, const ir::Stage*> inline_map;
-    for (const ir::Stage& s : stages) {
-      ir::Stage eff = s;
-      if (s.body.defined())
-        eff.body = ir::inline_stages(s.body, inline_map);
-      effective_.push_back(eff);
-      if (inlined_.count(s.name))
-        inline_map[s.name] = &effective_storage(s.name, eff);
-    }
-  }
-
-  bool inlined(const std::string& name) const { return inlined_.count(name) > 0; }
-  const ir::Stage& effective(int i) const { return effective_[i]; }
-
-  /// Stages that read `index` once inlined stages are substituted.
-  std::vector<int> consumers(int index) const {
-    std::vector<int> out;
-    const std::string& name = dag_.stage(index).name;
-    for (size_t i = 0; i < effective_.size(); ++i) {
-      if (inlined_.count(effective_[i].name) || !effective_[i].body.defined())
-        continue;
-      Uses u;
-      u.visit(effective_[i].body);
-      for (const ir::Load* l : u.loads)
-        if (l->tensor == name) {
-          out.push_back(static_cast<int>(i));
-          break;
-        }
-    }
-    return out;
-  }
-
-  /// A reduction whose inputs are read without one of its spatial axes.
-  bool has_data_reuse(int index) const {
-    const ir::Stage& s = effective_[index];
-    const ir::Reduce* r = s.reduction();
-    if (!r)
-      return false;
-    for (const LoadUse& l : reduction_loads(*r))
-      for (const ir::IterVar& a : s.axes)
-        if (a.extent > 1 && !l.vars.count(a.name))
-          return true;
-    return false;
-  }
-
-  /// An input worth packing for the tiled stage `index`: a placeholder read
-  /// directly (not through an inlined stage) whose indices skip a spatial
-  /// axis but use the last one, so that a packed block of it is reused
-  /// across the skipped axis and contiguous along the vectorised one.
-  /// The name and the stage's spatial axes its indices use; empty if none.
-  std::pair<std::string, std::vector<std::string>> packable_input(int index) const {
-    const ir::Stage& s = dag_.stage(index);
-    const ir::Reduce* r = s.reduction();
-    if (!r || s.axes.size() < 2)
-      return {};
-    for (const LoadUse& l : reduction_loads(*r)) {
-      int producer = dag_.find_stage(l.load->tensor);
-      if (producer < 0 || !dag_.stage(producer).is_placeholder())
-        continue;
-      bool skips = std::any_of(s.axes.begin(), s.axes.end(), [&](const ir::IterVar& a) {
-        return a.extent > 1 && !l.vars.count(a.name);
-      });
-      if (!skips || !l.vars.count(s.axes.back().name))
-        continue;
-      std::vector<std::string> used;
-      for (const ir::IterVar& a : s.axes)
-        if (l.vars.count(a.name))
-          used.push_back(a.name);
-      return {l.load->tensor, used};
-    }
-    return {};
-  }
-
-  /// Weights to vectorize along for the tiled stage `index`: a placeholder
-  /// read directly whose indices use a spatial axis other than the last and
-  /// skip the last one, while no other load of the reduction uses that
-  /// axis (so each of their elements is one broadcast for a whole vector
-  /// of it). The input's name and the axis; empty if none.
-  std::pair<std::string, std::string> vectorizable_weights(int index) const {
-    const ir::Stage& s = dag_.stage(index);
-    const ir::Reduce* r = s.reduction();
-    if (!r || s.axes.size() < 2)
-      return {};
-    std::vector<LoadUse> loads = reduction_loads(*r);
-    for (size_t i = 0; i < loads.size(); ++i) {
-      int producer = dag_.find_stage(loads[i].load->tensor);
-      if (producer < 0 || !dag_.stage(producer).is_placeholder() ||
-          loads[i].vars.count(s.axes.back().name))
-        continue;
-      for (size_t a = s.axes.size() - 1; a-- > 0;) {
-        const std::string& axis = s.axes[a].name;
-        bool alone = true;
-        for (size_t j = 0; j < loads.size(); ++j)
-          alone = alone && (j == i || !loads[j].vars.count(axis));
-        if (s.axes[a].extent > 1 && loads[i].vars.count(axis) && alone)
-          return {loads[i].load->tensor, axis};
-      }
-    }
-    return {};
-  }
-
-  /// The spatial axes of stage `index` that its reduction's broadcast
-  /// operands read: the loads that do not read `vector_axis`.
-  std::vector<std::string> broadcast_axes(int index, const std::string& vector_axis) const {
-    const ir::Stage& s = effective_[index];
-    const ir::Reduce* r = s.reduction();
-    if (!r)
-      return {};
-    std::vector<std::string> out;
-    std::vector<LoadUse> loads = reduction_loads(*r);
-    for (const ir::IterVar& a : s.axes)
-      if (std::any_of(loads.begin(), loads.end(), [&](const LoadUse& l) {
-            return !l.vars.count(vector_axis) && l.vars.count(a.name);
-          }))
-        out.push_back(a.name);
-    return out;
-  }
-
-  /// Whether the reduction of stage `reader` reads `tensor`, directly, only
-  /// in loads that do not read its vectorized axis (`vector_axis`, or its
-  /// last axis when empty): every element a broadcast.
-  bool broadcast_only(int reader, const std::string& tensor, std::string vector_axis) const {
-    const ir::Stage& s = dag_.stage(reader);
-    const ir::Reduce* r = s.reduction();
-    if (!r || s.axes.empty())
-      return false;
-    if (vector_axis.empty())
-      vector_axis = s.axes.back().name;
-    bool read = false;
-    for (const LoadUse& l : reduction_loads(*r)) {
-      if (l.load->tensor != tensor)
-        continue;
-      if (l.vars.count(vector_axis))
-        return false;
-      read = true;
-    }
-    return read;
-  }
-
-  /// The only consumer, when it reads `index` element-wise (same shape,
-  /// indexed by exactly its own axes) and is not itself a reduction.
-  int elementwise_consumer(int index) const {
-    std::vector<int> cs = consumers(index);
-    if (cs.size() != 1)
-      return -1;
-    const ir::Stage& c = effective_[cs[0]];
-    const ir::Stage& s = dag_.stage(index);
-    if (c.reduction() || c.axes.size() != s.axes.size())
-      return -1;
-    for (size_t d = 0; d < s.axes.size(); ++d)
-      if (c.axes[d].extent != s.axes[d].extent)
-        return -1;
-    Uses u;
-    u.visit(c.body);
-    for (const ir::Load* l : u.loads) {
-      if (l->tensor != s.name)
-        continue;
-      for (size_t d = 0; d < l->indices.size(); ++d) {
-        const auto* v = l->indices[d].as<ir::Var>();
-        if (!v || v->name != c.axes[d].name)
-          return -1;
-      }
-    }
-    return cs[0];
-  }
-
-private:
-  bool strictly_inlineable(const ir::Stage& s) const {
-    if (s.is_placeholder() || s.is_output || s.reduction())
-      return false;
-    Uses u;
-    u.visit(s.body);
-    return !u.calls;
-  }
-
-  const ir::Stage& effective_storage(const std::string& name, const ir::Stage& s) {
-    return storage_[name] = s;
-  }
-
-  const ir::ComputeDAG& dag_;
-  std::set<std::string> inlined_;
-  std::vector<ir::Stage> effective_;
-  std::map<std::string, ir::Stage> storage_; ///< node-stable copies for inlining
-};
 
 /// The choices so far of one sketch being derived.
 struct Draft {
@@ -576,22 +345,6 @@ static StagePlan root_plan(const ir::Stage& stage, bool vectorize) {
   return p;
 }
 
-/// The stage a plan schedules: a DAG stage, or the copy `X.cache` that a
-/// cache_read of input X makes (axes ax0, ax1, ... over X's shape).
-static ir::Stage plan_stage(const ir::ComputeDAG& dag, const std::string& name) {
-  int index = dag.find_stage(name);
-  if (index >= 0)
-    return dag.stage(index);
-  const std::string suffix = ".cache";
-  const ir::Stage& source = dag.stage(dag.find_stage(name.substr(0, name.size() - suffix.size())));
-  ir::Stage copy;
-  copy.name = name;
-  copy.dtype = source.dtype;
-  for (size_t d = 0; d < source.axes.size(); ++d)
-    copy.axes.push_back({fmt::format("ax{}", d), source.axes[d].extent});
-  return copy;
-}
-
 SketchSpace::SketchSpace(const ir::ComputeDAG& dag, const SpaceParams& params)
     : dag_(dag), params_(params) {
   Analysis an(dag);
@@ -666,17 +419,21 @@ SketchSpace::SketchSpace(const ir::ComputeDAG& dag, const SpaceParams& params)
         variant(multi_level(s.name, s.name, "", {}, false, 0),
                 fmt::format("{} tiled in place", s.name));
         // Last, so that the sketches logged before it keep their numbers.
-        auto [pack, pack_axes] = an.packable_input(static_cast<int>(i));
-        if (!pack.empty()) {
+        std::optional<PackableInput> packable = an.packable_input(static_cast<int>(i));
+        std::string pack = packable ? packable->input : "";
+        if (packable) {
           StagePlan plan = multi_level(s.name, s.name + ".local", s.name, axes, true, 1);
           plan.pack = pack;
-          plan.pack_axes = pack_axes;
+          plan.pack_axes = packable->axes;
           plan.pack_inner = fmt::format("ax{}", dag.stage(dag.find_stage(pack)).axes.size() - 1);
           variant(plan,
                   fmt::format("{} tiled in {}.local at level 1, {} packed", s.name, s.name, pack));
         }
-        auto [weights, vector_axis] = an.vectorizable_weights(static_cast<int>(i));
-        if (pack.empty() && !weights.empty()) {
+        std::optional<VectorizableWeights> vectorizable =
+            an.vectorizable_weights(static_cast<int>(i));
+        if (!packable && vectorizable) {
+          const std::string& weights = vectorizable->weights;
+          const std::string& vector_axis = vectorizable->axis;
           StagePlan plan = multi_level(s.name, s.name + ".local", s.name, axes, true, 1);
           plan.vector_axis = vector_axis;
           plan.weights = weights;
@@ -685,7 +442,7 @@ SketchSpace::SketchSpace(const ir::ComputeDAG& dag, const SpaceParams& params)
                                     s.name, s.name, vector_axis, weights, vector_axis));
           // Stored with the vectorized axis innermost, the copy's last axis
           // would be a scatter: not vectorized.
-          next.back().plans.push_back(root_plan(plan_stage(dag, weights + ".cache"), false));
+          next.back().plans.push_back(root_plan(scheduled_stage(dag, weights + ".cache"), false));
         }
       }
       drafts = std::move(next);
@@ -710,7 +467,7 @@ SketchSpace::SketchSpace(const ir::ComputeDAG& dag, const SpaceParams& params)
     for (const StagePlan& p : d.plans) {
       if (p.kind != PlanKind::MultiLevel && p.kind != PlanKind::Simple)
         continue;
-      const ir::Stage st = plan_stage(dag, p.stage);
+      const ir::Stage st = scheduled_stage(dag, p.stage);
       int parts = p.kind == PlanKind::MultiLevel ? 4 : 2;
       for (size_t a = 0; a < st.axes.size(); ++a) {
         bool vectorized =
