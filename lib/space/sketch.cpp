@@ -28,306 +28,34 @@ struct Draft {
 
 } // namespace
 
-// --- steps of a filled config ---
-
-namespace {
-class StepWriter {
-public:
-  StepWriter(const Sketch& sketch, const SketchConfig& config, std::vector<Step>& out)
-      : sketch_(sketch), config_(config), out_(out) {}
-
-  /// The factors chosen for axis `axis` of stage `stage`.
-  const std::vector<std::int64_t>& factors(const std::string& stage, const std::string& axis) {
-    for (size_t i = 0; i < sketch_.axes().size(); ++i)
-      if (sketch_.axes()[i].stage == stage && sketch_.axes()[i].axis == axis)
-        return config_.tiles.at(i);
-    throw UserError(Error("internal", "sketch has no tile axis " + stage + "." + axis));
-  }
-
-  void split(const std::string& stage, const std::string& iter, std::vector<std::int64_t> inner) {
-    out_.push_back(schedule::SplitStep{stage, iter, std::move(inner)});
-  }
-
-  /// Fuses the first `k` names (k >= 2) and returns the loop list with the
-  /// fused name in their place.
-  std::vector<std::string> fuse_prefix(const std::string& stage, std::vector<std::string> loops,
-                                       int k) {
-    if (k < 2)
-      return loops;
-    std::vector<std::string> parts(loops.begin(), loops.begin() + k);
-    std::string fused = fmt::format("{}", fmt::join(parts, "@"));
-    out_.push_back(schedule::FuseStep{stage, parts});
-    loops.erase(loops.begin(), loops.begin() + k);
-    loops.insert(loops.begin(), fused);
-    return loops;
-  }
-
-  void annotate(const std::string& stage, const std::string& iter, Annotation a) {
-    out_.push_back(AnnotateStep{stage, iter, a});
-  }
-
-  void pragma(const std::string& stage, std::int64_t value) {
-    if (value > 0)
-      out_.push_back(schedule::PragmaStep{stage, value});
-  }
-
-  const SketchConfig& config() const { return config_; }
-  std::vector<Step>& out() { return out_; }
-
-private:
-  const Sketch& sketch_;
-  const SketchConfig& config_;
-  std::vector<Step>& out_;
-};
-
-std::int64_t product(const std::vector<std::int64_t>& v, size_t from, size_t to) {
-  std::int64_t p = 1;
-  for (size_t i = from; i < to; ++i)
-    p *= v[i];
-  return p;
-}
-} // namespace
-
 int Sketch::max_parallel(int plan) const {
-  const StagePlan& p = plans_.at(plan);
+  const std::string& stage = stage_of(plans_.at(plan));
   int spatial = 0;
   for (const TileAxis& a : axes_)
-    if (a.stage == p.stage && !a.reduce)
+    if (a.stage == stage && !a.reduce)
       ++spatial;
   return spatial;
 }
 
 bool Sketch::uses_unroll(int plan) const {
   const StagePlan& p = plans_.at(plan);
-  if (p.kind == PlanKind::MultiLevel)
+  if (std::holds_alternative<MultiLevelPlan>(p))
     return true;
-  if (p.kind != PlanKind::Simple)
+  if (!std::holds_alternative<SimplePlan>(p))
     return false;
   return std::any_of(axes_.begin(), axes_.end(),
-                     [&](const TileAxis& a) { return a.stage == p.stage && a.reduce; });
-}
-
-std::vector<Step> Sketch::structure_steps() const {
-  std::vector<Step> out;
-  for (const StagePlan& p : plans_)
-    if (p.kind == PlanKind::Inline)
-      out.push_back(schedule::ComputeInlineStep{p.stage});
-  for (const StagePlan& p : plans_)
-    if (p.kind == PlanKind::MultiLevel && p.cache_write)
-      out.push_back(schedule::CacheWriteStep{p.stage});
-  for (const StagePlan& p : plans_)
-    if (!p.weights.empty())
-      out.push_back(schedule::CacheReadStep{p.weights, p.tiled});
-  return out;
-}
-
-/// Orders the register tile's loops (`loops`, of axes split into `.N`) to
-/// keep the fewest values live: the axes the broadcast operands read
-/// outside, the others, read only by the vector operands, inside them and
-/// the vectorized axis innermost. Each broadcast element then feeds its
-/// FMAs as soon as it is loaded, while the few vectors stay in registers
-/// across the tile. In the op's axis order, conv2d_nchwc's output-channel
-/// block ran outside its x: 14 broadcasts were live beside 28 accumulators
-/// and spilled (147 against 351 GFLOPS).
-static void order_register_tile(std::vector<std::string>& loops, const StagePlan& p,
-                                const std::string& vector_loop) {
-  auto axis_of = [](const std::string& loop) { return loop.substr(0, loop.rfind('.')); };
-  std::stable_partition(loops.begin(), loops.end(), [&](const std::string& loop) {
-    return std::find(p.broadcast_axes.begin(), p.broadcast_axes.end(), axis_of(loop)) !=
-           p.broadcast_axes.end();
-  });
-  std::stable_partition(loops.begin(), loops.end(),
-                        [&](const std::string& loop) { return loop != vector_loop; });
-}
-
-std::vector<Step> Sketch::steps(const SketchConfig& config) const {
-  std::vector<Step> out = structure_steps();
-  StepWriter w(*this, config, out);
-
-  for (size_t pi = 0; pi < plans_.size(); ++pi) {
-    const StagePlan& p = plans_[pi];
-    int parallel = config.parallel.at(pi);
-    std::int64_t unroll = config.unroll.at(pi);
-    std::vector<const TileAxis*> spatial, reduce;
-    for (const TileAxis& a : axes_)
-      if (a.stage == p.stage)
-        (a.reduce ? reduce : spatial).push_back(&a);
-
-    if (p.kind == PlanKind::Simple) {
-      std::vector<std::string> outer, inner, red;
-      for (const TileAxis* a : spatial) {
-        const auto& f = w.factors(a->stage, a->axis);
-        w.split(p.stage, a->axis, {f[1]});
-        outer.push_back(a->axis + ".0");
-        inner.push_back(a->axis + ".1");
-      }
-      for (const TileAxis* a : reduce)
-        red.push_back(a->axis);
-      std::vector<std::string> order = outer;
-      order.insert(order.end(), red.begin(), red.end());
-      order.insert(order.end(), inner.begin(), inner.end());
-      out.push_back(schedule::ReorderStep{p.stage, order});
-      std::vector<std::string> loops = w.fuse_prefix(p.stage, outer, parallel);
-      if (parallel > 0)
-        w.annotate(p.stage, loops[0], Annotation::Parallel);
-      if (!spatial.empty() && w.factors(p.stage, spatial.back()->axis)[1] > 1)
-        w.annotate(p.stage, inner.back(), Annotation::Vectorize);
-      if (!reduce.empty())
-        w.pragma(p.stage, unroll);
-      continue;
-    }
-    if (p.kind == PlanKind::Root && !p.inside.empty())
-      continue; // its steps follow its tiled stage's
-    if (p.kind == PlanKind::Root) {
-      // Every axis but the last fused and parallel (one task per row, and
-      // on one core the loop simply runs), the last maybe vectorized.
-      std::vector<std::string> loops = p.root_axes;
-      if (loops.size() > 1) {
-        std::string last = loops.back();
-        loops = w.fuse_prefix(p.stage, loops, static_cast<int>(loops.size()) - 1);
-        w.annotate(p.stage, loops.front(), Annotation::Parallel);
-        if (p.root_vectorize)
-          w.annotate(p.stage, last, Annotation::Vectorize);
-      }
-      continue;
-    }
-    if (p.kind != PlanKind::MultiLevel)
-      continue;
-
-    const std::string& t = p.tiled;
-    if (p.outer.empty()) {
-      // In place: S0 S1 R0 S2 R1 S3.
-      std::vector<std::vector<std::string>> levels(6);
-      for (const TileAxis* a : spatial) {
-        const auto& f = w.factors(a->stage, a->axis);
-        w.split(t, a->axis, {f[1], f[2], f[3]});
-        for (int l = 0; l < 4; ++l)
-          levels[l == 0   ? 0
-                 : l == 1 ? 1
-                 : l == 2 ? 3
-                          : 5]
-              .push_back(fmt::format("{}.{}", a->axis, l));
-      }
-      for (const TileAxis* a : reduce) {
-        w.split(t, a->axis, {w.factors(a->stage, a->axis)[1]});
-        levels[2].push_back(a->axis + ".0");
-        levels[4].push_back(a->axis + ".1");
-      }
-      order_register_tile(levels[5], p, spatial.back()->axis + ".3");
-      std::vector<std::string> order;
-      for (const auto& l : levels)
-        order.insert(order.end(), l.begin(), l.end());
-      out.push_back(schedule::ReorderStep{t, order});
-      std::vector<std::string> loops = w.fuse_prefix(t, levels[0], parallel);
-      if (parallel > 0)
-        w.annotate(t, loops[0], Annotation::Parallel);
-      if (w.factors(p.stage, spatial.back()->axis)[3] > 1)
-        w.annotate(t, levels[5].back(), Annotation::Vectorize);
-      w.pragma(t, unroll);
-      continue;
-    }
-
-    // The outer levels on the consumer (or the cache-write copy), the inner
-    // ones on the tiled stage, computed at the end of level `level`.
-    const std::string& o = p.outer;
-    std::vector<std::vector<std::string>> outer_levels(p.level + 1);
-    for (size_t d = 0; d < spatial.size(); ++d) {
-      const auto& f = w.factors(spatial[d]->stage, spatial[d]->axis);
-      const std::string& axis = p.outer_axes.at(d);
-      if (p.level == 1)
-        w.split(o, axis, {product(f, 1, 4)});
-      else
-        w.split(o, axis, {f[1], product(f, 2, 4)});
-      for (int l = 0; l <= p.level; ++l)
-        outer_levels[l].push_back(fmt::format("{}.{}", axis, l));
-    }
-    std::vector<std::string> order;
-    for (const auto& l : outer_levels)
-      order.insert(order.end(), l.begin(), l.end());
-    out.push_back(schedule::ReorderStep{o, order});
-    std::vector<std::string> level0 = w.fuse_prefix(o, outer_levels[0], parallel);
-    if (parallel > 0)
-      w.annotate(o, level0[0], Annotation::Parallel);
-    std::string attach = p.level == 1 ? level0.back() : outer_levels[1].back();
-    // The copy-out vectorizes the last axis; under weight vectorization its
-    // whole tile, which the register tile no longer walks in vectors.
-    const auto& last = w.factors(p.stage, spatial.back()->axis);
-    if ((p.vector_axis.empty() ? last[3] : product(last, p.level, 4)) > 1)
-      w.annotate(o, outer_levels[p.level].back(), Annotation::Vectorize);
-
-    // Tiled stage over the region: level 1 → S R S R S, level 2 → R S R S.
-    std::vector<std::vector<std::string>> levels(5);
-    for (const TileAxis* a : spatial) {
-      const auto& f = w.factors(a->stage, a->axis);
-      if (p.level == 1) {
-        w.split(t, a->axis, {f[2], f[3]});
-        levels[0].push_back(a->axis + ".0");
-        levels[2].push_back(a->axis + ".1");
-        levels[4].push_back(a->axis + ".2");
-      } else {
-        w.split(t, a->axis, {f[3]});
-        levels[2].push_back(a->axis + ".0");
-        levels[4].push_back(a->axis + ".1");
-      }
-    }
-    for (const TileAxis* a : reduce) {
-      w.split(t, a->axis, {w.factors(a->stage, a->axis)[1]});
-      levels[1].push_back(a->axis + ".0");
-      levels[3].push_back(a->axis + ".1");
-    }
-    // Packing: the packed input's axes outermost in the middle level, so
-    // its panel is copied once per block of them and reused by the others.
-    std::string pack_at;
-    if (!p.pack.empty()) {
-      auto is_pack_axis = [&](const std::string& loop) {
-        std::string axis = loop.substr(0, loop.rfind('.'));
-        return std::find(p.pack_axes.begin(), p.pack_axes.end(), axis) != p.pack_axes.end();
-      };
-      std::stable_partition(levels[2].begin(), levels[2].end(), is_pack_axis);
-      for (const std::string& loop : levels[2])
-        if (is_pack_axis(loop))
-          pack_at = loop;
-    }
-    std::string vector_axis = p.vector_axis.empty() ? spatial.back()->axis : p.vector_axis;
-    order_register_tile(levels[4], p, vector_axis + (p.level == 1 ? ".2" : ".1"));
-    std::vector<std::string> inner_order;
-    for (const auto& l : levels)
-      inner_order.insert(inner_order.end(), l.begin(), l.end());
-    out.push_back(schedule::ReorderStep{t, inner_order});
-    out.push_back(schedule::ComputeAtStep{t, o, attach});
-    if (w.factors(p.stage, vector_axis)[3] > 1)
-      w.annotate(t, levels[4].back(), Annotation::Vectorize);
-    w.pragma(t, unroll);
-    for (const StagePlan& q : plans_)
-      if (q.kind == PlanKind::Root && q.inside == t) {
-        out.push_back(schedule::ComputeAtStep{q.stage, t, inner_order.front()});
-        if (q.root_vectorize)
-          w.annotate(q.stage, q.root_axes.back(), Annotation::Vectorize);
-      }
-    if (!pack_at.empty()) {
-      out.push_back(schedule::CacheReadStep{p.pack, t});
-      out.push_back(schedule::ComputeAtStep{p.pack + ".cache", t, pack_at});
-      w.annotate(p.pack + ".cache", p.pack_inner, Annotation::Vectorize);
-    }
-  }
-  return out;
+                     [&](const TileAxis& a) { return a.stage == stage_of(p) && a.reduce; });
 }
 
 // --- deriving sketches ---
 
-static StagePlan plan_of(PlanKind kind, const std::string& stage) {
-  StagePlan p;
-  p.kind = kind;
-  p.stage = stage;
-  return p;
-}
-
 /// A multi-level tiling of `stage` (in `tiled`), its outer levels on
 /// `outer` (over `outer_axes`) and computed at `level`, or in place.
-static StagePlan multi_level(const std::string& stage, const std::string& tiled,
-                             const std::string& outer, std::vector<std::string> outer_axes,
-                             bool cache_write, int level) {
-  StagePlan p = plan_of(PlanKind::MultiLevel, stage);
+static MultiLevelPlan multi_level(const std::string& stage, const std::string& tiled,
+                                  const std::string& outer, std::vector<std::string> outer_axes,
+                                  bool cache_write, int level) {
+  MultiLevelPlan p;
+  p.stage = stage;
   p.tiled = tiled;
   p.outer = outer;
   p.outer_axes = std::move(outer_axes);
@@ -336,12 +64,55 @@ static StagePlan multi_level(const std::string& stage, const std::string& tiled,
   return p;
 }
 
-static StagePlan root_plan(const ir::Stage& stage, bool vectorize) {
-  StagePlan p = plan_of(PlanKind::Root, stage.name);
+static RootPlan root_plan(const ir::Stage& stage, bool vectorize) {
+  RootPlan p;
+  p.stage = stage.name;
   for (const ir::IterVar& a : stage.axes)
-    p.root_axes.push_back(a.name);
-  p.root_vectorize = vectorize;
+    p.axes.push_back(a.name);
+  p.vectorize = vectorize;
   return p;
+}
+
+/// The tile decisions of a stage tiled in `parts` levels: its spatial axes,
+/// the vectorized one (`vector_axis`, or the last when empty) capped as a
+/// register's vectors are, then its reduction axes in 2 levels, capped at
+/// `max_reduce_inner`.
+static void add_tile_axes(std::vector<TileAxis>& axes, const ir::Stage& st, int parts,
+                          const std::string& vector_axis, std::int64_t max_reduce_inner,
+                          const SpaceParams& params) {
+  const std::int64_t lanes = std::max(params.vector_lanes, 1);
+  for (size_t a = 0; a < st.axes.size(); ++a) {
+    bool vectorized =
+        vector_axis.empty() ? a + 1 == st.axes.size() : st.axes[a].name == vector_axis;
+    // The innermost tile of the vectorized axis: at most 4 vectors, and
+    // whole vectors when the extent allows (TileAxis::innermost_multiple).
+    std::int64_t max_inner =
+        vectorized ? std::min(params.max_innermost_factor, lanes * 4) : params.max_innermost_factor;
+    bool whole_vectors = vectorized && st.axes[a].extent % lanes == 0 && lanes <= max_inner;
+    axes.push_back({st.name, st.axes[a].name, st.axes[a].extent, parts, false, max_inner,
+                    whole_vectors ? lanes : 1});
+  }
+  if (const ir::Reduce* r = st.reduction())
+    for (const ir::IterVar& ra : r->axes)
+      axes.push_back({st.name, ra.name, ra.extent, 2, true, max_reduce_inner});
+}
+
+/// The open tile decisions of a sketch's plans: the multi-level and simple
+/// tilings', in plan order.
+static std::vector<TileAxis> tile_axes(const ir::ComputeDAG& dag,
+                                       const std::vector<StagePlan>& plans,
+                                       const SpaceParams& params) {
+  std::vector<TileAxis> axes;
+  for (const StagePlan& plan : plans) {
+    if (const auto* p = std::get_if<MultiLevelPlan>(&plan))
+      add_tile_axes(axes, scheduled_stage(dag, p->stage), 4,
+                    p->weight_vectorization ? p->weight_vectorization->axis : "",
+                    p->packing ? params.max_pack_depth : params.max_innermost_factor, params);
+    if (const auto* p = std::get_if<SimplePlan>(&plan))
+      add_tile_axes(axes, scheduled_stage(dag, p->stage), 2, "", params.max_innermost_factor,
+                    params);
+  }
+  return axes;
 }
 
 SketchSpace::SketchSpace(const ir::ComputeDAG& dag, const SpaceParams& params)
@@ -361,18 +132,20 @@ SketchSpace::SketchSpace(const ir::ComputeDAG& dag, const SpaceParams& params)
       // computed inside each tile.
       std::vector<int> readers = dag.consumers(static_cast<int>(i));
       for (Draft& d : drafts) {
-        auto broadcast = std::find_if(d.plans.begin(), d.plans.end(), [&](const StagePlan& q) {
-          return q.kind == PlanKind::MultiLevel && q.cache_write && q.level == 1 &&
-                 std::find(readers.begin(), readers.end(), dag.find_stage(q.stage)) !=
+        auto broadcast = std::find_if(d.plans.begin(), d.plans.end(), [&](const StagePlan& plan) {
+          const auto* q = std::get_if<MultiLevelPlan>(&plan);
+          return q && q->cache_write && q->level == 1 &&
+                 std::find(readers.begin(), readers.end(), dag.find_stage(q->stage)) !=
                      readers.end() &&
-                 an.broadcast_only(dag.find_stage(q.stage), s.name, q.vector_axis);
+                 an.broadcast_only(dag.find_stage(q->stage), s.name,
+                                   q->weight_vectorization ? q->weight_vectorization->axis : "");
         });
         if (broadcast == d.plans.end()) {
-          d.plans.push_back(plan_of(PlanKind::Inline, s.name));
+          d.plans.push_back(InlinePlan{s.name});
           continue;
         }
-        StagePlan data = root_plan(s, true);
-        data.inside = broadcast->tiled;
+        RootPlan data = root_plan(s, true);
+        data.inside = std::get<MultiLevelPlan>(*broadcast).tiled;
         d.plans.push_back(data);
       }
       continue;
@@ -381,10 +154,10 @@ SketchSpace::SketchSpace(const ir::ComputeDAG& dag, const SpaceParams& params)
       int consumer = an.elementwise_consumer(static_cast<int>(i));
       std::vector<Draft> next;
       for (const Draft& d : drafts) {
-        auto variant = [&](StagePlan plan, const std::string& tag) {
-          plan.broadcast_axes =
-              an.broadcast_axes(static_cast<int>(i),
-                                plan.vector_axis.empty() ? s.axes.back().name : plan.vector_axis);
+        auto variant = [&](MultiLevelPlan plan, const std::string& tag) {
+          plan.broadcast_axes = an.broadcast_axes(
+              static_cast<int>(i),
+              plan.weight_vectorization ? plan.weight_vectorization->axis : s.axes.back().name);
           Draft v = d;
           v.plans.push_back(plan);
           v.name += (v.name.empty() ? "" : ", ") + tag;
@@ -398,9 +171,9 @@ SketchSpace::SketchSpace(const ir::ComputeDAG& dag, const SpaceParams& params)
           // The consumer's own (simple) plan gives way to the fused tiling.
           auto strip = [&](Draft& v) {
             v.plans.erase(std::remove_if(v.plans.begin(), v.plans.end(),
-                                         [&](const StagePlan& q) { return q.stage == c.name; }),
+                                         [&](const StagePlan& q) { return stage_of(q) == c.name; }),
                           v.plans.end());
-            v.plans.push_back(plan_of(PlanKind::Outer, c.name));
+            v.plans.push_back(OuterPlan{c.name});
           };
           for (int level : {1, 2}) {
             variant(multi_level(s.name, s.name, c.name, axes, false, level),
@@ -421,10 +194,10 @@ SketchSpace::SketchSpace(const ir::ComputeDAG& dag, const SpaceParams& params)
         std::optional<PackableInput> packable = an.packable_input(static_cast<int>(i));
         std::string pack = packable ? packable->input : "";
         if (packable) {
-          StagePlan plan = multi_level(s.name, s.name + ".local", s.name, axes, true, 1);
-          plan.pack = pack;
-          plan.pack_axes = packable->axes;
-          plan.pack_inner = fmt::format("ax{}", dag.stage(dag.find_stage(pack)).axes.size() - 1);
+          MultiLevelPlan plan = multi_level(s.name, s.name + ".local", s.name, axes, true, 1);
+          plan.packing =
+              Packing{pack, packable->axes,
+                      fmt::format("ax{}", dag.stage(dag.find_stage(pack)).axes.size() - 1)};
           variant(plan,
                   fmt::format("{} tiled in {}.local at level 1, {} packed", s.name, s.name, pack));
         }
@@ -433,9 +206,8 @@ SketchSpace::SketchSpace(const ir::ComputeDAG& dag, const SpaceParams& params)
         if (!packable && vectorizable) {
           const std::string& weights = vectorizable->weights;
           const std::string& vector_axis = vectorizable->axis;
-          StagePlan plan = multi_level(s.name, s.name + ".local", s.name, axes, true, 1);
-          plan.vector_axis = vector_axis;
-          plan.weights = weights;
+          MultiLevelPlan plan = multi_level(s.name, s.name + ".local", s.name, axes, true, 1);
+          plan.weight_vectorization = WeightVectorization{vector_axis, weights};
           variant(plan, fmt::format("{} tiled in {}.local at level 1, vectorized over {}, {} "
                                     "copied with {} innermost",
                                     s.name, s.name, vector_axis, weights, vector_axis));
@@ -449,46 +221,21 @@ SketchSpace::SketchSpace(const ir::ComputeDAG& dag, const SpaceParams& params)
     }
     for (Draft& d : drafts) {
       bool outer = std::any_of(d.plans.begin(), d.plans.end(), [&](const StagePlan& q) {
-        return q.stage == s.name && q.kind == PlanKind::Outer;
+        return stage_of(q) == s.name && std::holds_alternative<OuterPlan>(q);
       });
       if (!outer)
-        d.plans.push_back(plan_of(PlanKind::Simple, s.name));
+        d.plans.push_back(SimplePlan{s.name});
     }
   }
 
   for (Draft& d : drafts) {
     // Plans in DAG order, so the steps read producer to consumer.
     std::sort(d.plans.begin(), d.plans.end(), [&](const StagePlan& a, const StagePlan& b) {
-      return dag.find_stage(a.stage) < dag.find_stage(b.stage);
+      return dag.find_stage(stage_of(a)) < dag.find_stage(stage_of(b));
     });
-    std::vector<TileAxis> axes;
-    const std::int64_t lanes = std::max(params.vector_lanes, 1);
-    for (const StagePlan& p : d.plans) {
-      if (p.kind != PlanKind::MultiLevel && p.kind != PlanKind::Simple)
-        continue;
-      const ir::Stage st = scheduled_stage(dag, p.stage);
-      int parts = p.kind == PlanKind::MultiLevel ? 4 : 2;
-      for (size_t a = 0; a < st.axes.size(); ++a) {
-        bool vectorized =
-            p.vector_axis.empty() ? a + 1 == st.axes.size() : st.axes[a].name == p.vector_axis;
-        // The innermost tile of the vectorized axis: at most 4 vectors, and
-        // whole vectors when the extent allows (TileAxis::innermost_multiple).
-        std::int64_t max_inner = vectorized ? std::min(params.max_innermost_factor, lanes * 4)
-                                            : params.max_innermost_factor;
-        bool whole_vectors = vectorized && st.axes[a].extent % lanes == 0 && lanes <= max_inner;
-        axes.push_back({p.stage, st.axes[a].name, st.axes[a].extent, parts, false, max_inner,
-                        whole_vectors ? lanes : 1});
-      }
-      if (const ir::Reduce* r = st.reduction()) {
-        std::int64_t max_inner =
-            p.pack.empty() ? params.max_innermost_factor : params.max_pack_depth;
-        for (const ir::IterVar& ra : r->axes)
-          axes.push_back({p.stage, ra.name, ra.extent, 2, true, max_inner});
-      }
-    }
     if (d.name.empty())
       d.name = "simple";
-    sketches_.emplace_back(d.name, d.plans, std::move(axes));
+    sketches_.emplace_back(d.name, d.plans, tile_axes(dag, d.plans, params));
   }
   for (const Sketch& sk : sketches_) {
     auto st = schedule::State::replay(dag_, sk.structure_steps());
@@ -523,7 +270,7 @@ std::string SketchSpace::describe() const {
     for (size_t p = 0; p < sk.plans().size(); ++p)
       if (sk.max_parallel(static_cast<int>(p)) > 0)
         out += fmt::format("  {}: parallel outer loops (0..{}), auto_unroll_max_step\n",
-                           sk.plans()[p].stage, sk.max_parallel(static_cast<int>(p)));
+                           stage_of(sk.plans()[p]), sk.max_parallel(static_cast<int>(p)));
     auto state = schedule::State::replay(dag_, sk.steps(ones));
     if (!state) {
       out += "  (cannot show: " + state.error().message() + ")\n";

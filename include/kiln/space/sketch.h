@@ -46,6 +46,7 @@
 #include "kiln/ir/compute_dag.h"
 #include "kiln/schedule/state.h"
 #include "kiln/space/space_params.h"
+#include "kiln/space/stage_plan.h"
 
 #include <cstdint>
 #include <optional>
@@ -54,58 +55,6 @@
 #include <vector>
 
 namespace kiln::space {
-
-/// Root: computed at the root with fixed annotations and no open decision
-/// (the weights copy of a weight-vectorized sketch, and the padded input a
-/// register tile broadcasts: a choice there moves a few percent at most,
-/// and would dilute the search of the register tile).
-enum class PlanKind : std::uint8_t { Inline, MultiLevel, Simple, Outer, Root };
-
-/// What a sketch does with one stage.
-struct StagePlan {
-  PlanKind kind = PlanKind::Simple;
-  std::string stage;
-  // MultiLevel only:
-  std::string tiled; ///< stage that gets the multi-level tiling (stage or stage.local)
-  std::string outer; ///< stage holding the outer tile levels; empty when tiled in place
-  std::vector<std::string> outer_axes; ///< its axes, matching the tiled stage's spatial axes
-  bool cache_write = false;
-  int level = 0; ///< attach level (1 or 2) when `outer` is set
-  /// Level 1 with a cache write only: an input packed by a cache_read
-  /// computed at the middle spatial level, whose loops over the input's own
-  /// axes (`pack_axes`) are moved outside the others, so one packed panel
-  /// serves every tile of the other axes (the OpenBLAS panel of B in matmul).
-  std::string pack;
-  std::vector<std::string> pack_axes;
-  /// The packed copy's innermost axis (`axN` of the copy), vectorized: it
-  /// is contiguous in the input and in the copy. Left scalar, an unroll
-  /// pragma expands it into one scalar copy per element, which LLVM does
-  /// not vectorize again (matmul 1024³, k block 128, 4 x 64 register tile,
-  /// unroll step 512: 232 GFLOPS with a scalar copy, 302 vectorized).
-  std::string pack_inner;
-  /// Weight vectorization only (level 1 with a cache write): the spatial
-  /// axis vectorized instead of the last one, and the weight input read
-  /// along it. The weights are copied at the root by a cache_read, which
-  /// lowering stores with that axis innermost (the blocked weight layout of
-  /// oneDNN's convolutions); the data, loaded once per register-tile row
-  /// and broadcast, is computed as a stage inside each tile rather than
-  /// inlined (see `inside`).
-  std::string vector_axis;
-  std::string weights;
-  /// The spatial axes that the reduction's broadcast operands (the loads
-  /// that do not read the vectorized axis) read: outermost in the register
-  /// tile, the others inside them next to the vectorized axis.
-  std::vector<std::string> broadcast_axes;
-  // Root only: the stage's axes (all but the last fused and parallel) and
-  // whether the last is vectorized.
-  std::vector<std::string> root_axes;
-  bool root_vectorize = false;
-  /// Root only: computed instead at the outermost loop of this tiled stage
-  /// (the region one tile reads, in its thread, while it stays in cache;
-  /// at the root, the padded conv input was written by both threads and
-  /// read across them: 2 threads ran 1.2-1.5x one, 1.7x this way).
-  std::string inside;
-};
 
 /// One tile decision: an axis of a stage split in `parts` levels.
 struct TileAxis {

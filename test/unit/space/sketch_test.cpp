@@ -80,6 +80,12 @@ TEST_CASE("matmul has four sketches; dense+bias+relu fuses into its consumer", "
   REQUIRE(mm.sketches()[0].name() == "C tiled in C.local at level 1");
   REQUIRE(mm.sketches()[2].name() == "C tiled in place");
   REQUIRE(mm.sketches()[3].name() == "C tiled in C.local at level 1, B packed");
+  const auto& packed = std::get<MultiLevelPlan>(mm.sketches()[3].plans().at(0));
+  REQUIRE(packed.packing);
+  CHECK(packed.packing->input == "B");
+  CHECK(packed.packing->axes == std::vector<std::string>{"j"});
+  CHECK(packed.packing->inner == "ax1");
+  CHECK_FALSE(packed.weight_vectorization);
 
   ir::DAGBuilder b("dense_bias_relu");
   auto X = b.input("X", {8, 16});
@@ -99,9 +105,15 @@ TEST_CASE("matmul has four sketches; dense+bias+relu fuses into its consumer", "
   REQUIRE(dbr.sketches()[0].name() == "dense tiled, fused into out at level 1");
   const auto& plans = dbr.sketches()[0].plans();
   REQUIRE(plans.size() == 3);
-  REQUIRE(plans[0].kind == PlanKind::MultiLevel);
-  REQUIRE(plans[1].kind == PlanKind::Inline); // biased
-  REQUIRE(plans[2].kind == PlanKind::Outer);
+  REQUIRE(std::holds_alternative<MultiLevelPlan>(plans[0]));
+  REQUIRE(std::holds_alternative<InlinePlan>(plans[1])); // biased
+  REQUIRE(std::holds_alternative<OuterPlan>(plans[2]));
+  CHECK(stage_of(plans[2]) == "out");
+  const auto& dense = std::get<MultiLevelPlan>(plans[0]);
+  CHECK(dense.tiled == "dense");
+  CHECK(dense.outer == "out");
+  CHECK(dense.level == 1);
+  CHECK_FALSE(dense.cache_write);
 }
 
 TEST_CASE("conv2d gets a sketch vectorized over its output channels; matmul and depthwise do not",
@@ -114,14 +126,21 @@ TEST_CASE("conv2d gets a sketch vectorized over its output channels; matmul and 
   // The kernel copy and the padding are stages without decisions; the
   // padding is not inlined (a select per broadcast element) but computed
   // inside each tile of conv.local.
-  std::map<std::string, PlanKind> kinds;
+  std::map<std::string, const StagePlan*> plans;
   for (const StagePlan& p : sk.plans())
-    kinds[p.stage] = p.kind;
-  CHECK(kinds.at("kernel.cache") == PlanKind::Root);
-  CHECK(kinds.at("padded") == PlanKind::Root);
-  for (const StagePlan& p : sk.plans())
-    CHECK(p.inside == (p.stage == "padded" ? "conv.local" : ""));
-  CHECK(kinds.at("conv") == PlanKind::MultiLevel);
+    plans[stage_of(p)] = &p;
+  const auto* kernel = std::get_if<RootPlan>(plans.at("kernel.cache"));
+  const auto* padded = std::get_if<RootPlan>(plans.at("padded"));
+  const auto* conv_plan = std::get_if<MultiLevelPlan>(plans.at("conv"));
+  REQUIRE(kernel);
+  REQUIRE(padded);
+  REQUIRE(conv_plan);
+  CHECK(kernel->inside.empty());
+  CHECK(padded->inside == "conv.local");
+  REQUIRE(conv_plan->weight_vectorization);
+  CHECK(conv_plan->weight_vectorization->axis == "k");
+  CHECK(conv_plan->weight_vectorization->weights == "kernel");
+  CHECK_FALSE(conv_plan->packing);
   for (const TileAxis& a : sk.axes())
     CHECK(a.stage == "conv");
   // Every config vectorizes k in the register tile, x in the copy-out, and
@@ -229,10 +248,10 @@ TEST_CASE("the register tile runs the broadcast operands' axes outside the vecto
   for (size_t s = 0; s < blocked.sketches().size(); ++s) {
     const Sketch& sk = blocked.sketches()[s];
     std::string tiled_stage;
-    for (const StagePlan& p : sk.plans())
-      if (p.kind == PlanKind::MultiLevel) {
-        CHECK(p.broadcast_axes == Axes{"n", "y", "x"});
-        tiled_stage = p.tiled;
+    for (const StagePlan& plan : sk.plans())
+      if (const auto* p = std::get_if<MultiLevelPlan>(&plan)) {
+        CHECK(p->broadcast_axes == Axes{"n", "y", "x"});
+        tiled_stage = p->tiled;
         ++tiled;
       }
     if (tiled_stage.empty())
@@ -258,12 +277,12 @@ TEST_CASE("the register tile runs the broadcast operands' axes outside the vecto
   // Where the op's order already is that order, the rule keeps it: matmul's
   // A broadcasts along j, conv2d_nchw's padded input along k.
   SketchSpace matmul = op_space("matmul"), conv = op_space("conv2d_nchw");
-  for (const StagePlan& p : matmul.sketches()[0].plans())
-    if (p.kind == PlanKind::MultiLevel)
-      CHECK(p.broadcast_axes == Axes{"i"});
-  for (const StagePlan& p : conv.sketches()[3].plans())
-    if (p.kind == PlanKind::MultiLevel)
-      CHECK(p.broadcast_axes == Axes{"n", "y", "x"});
+  for (const StagePlan& plan : matmul.sketches()[0].plans())
+    if (const auto* p = std::get_if<MultiLevelPlan>(&plan))
+      CHECK(p->broadcast_axes == Axes{"i"});
+  for (const StagePlan& plan : conv.sketches()[3].plans())
+    if (const auto* p = std::get_if<MultiLevelPlan>(&plan))
+      CHECK(p->broadcast_axes == Axes{"n", "y", "x"});
 }
 
 TEST_CASE("the hand-written matmul schedule is a member of the sketch space", "[space][sketch]") {
