@@ -1,32 +1,15 @@
 #include "kiln/space/sketch.h"
 
 #include "sketch_analysis.h"
+#include "sketch_rules.h"
 
-#include "kiln/ir/expr_visitor.h"
 #include "kiln/schedule/lower.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
-#include <map>
-#include <set>
 
 namespace kiln::space {
-
-using schedule::AnnotateStep;
-using schedule::Annotation;
-using schedule::Step;
-
-namespace {
-
-/// The choices so far of one sketch being derived.
-struct Draft {
-  std::vector<StagePlan> plans;
-  std::string name;
-};
-
-} // namespace
 
 int Sketch::max_parallel(int plan) const {
   const std::string& stage = stage_of(plans_.at(plan));
@@ -45,32 +28,6 @@ bool Sketch::uses_unroll(int plan) const {
     return false;
   return std::any_of(axes_.begin(), axes_.end(),
                      [&](const TileAxis& a) { return a.stage == stage_of(p) && a.reduce; });
-}
-
-// --- deriving sketches ---
-
-/// A multi-level tiling of `stage` (in `tiled`), its outer levels on
-/// `outer` (over `outer_axes`) and computed at `level`, or in place.
-static MultiLevelPlan multi_level(const std::string& stage, const std::string& tiled,
-                                  const std::string& outer, std::vector<std::string> outer_axes,
-                                  bool cache_write, int level) {
-  MultiLevelPlan p;
-  p.stage = stage;
-  p.tiled = tiled;
-  p.outer = outer;
-  p.outer_axes = std::move(outer_axes);
-  p.cache_write = cache_write;
-  p.level = level;
-  return p;
-}
-
-static RootPlan root_plan(const ir::Stage& stage, bool vectorize) {
-  RootPlan p;
-  p.stage = stage.name;
-  for (const ir::IterVar& a : stage.axes)
-    p.axes.push_back(a.name);
-  p.vectorize = vectorize;
-  return p;
 }
 
 /// The tile decisions of a stage tiled in `parts` levels: its spatial axes,
@@ -117,118 +74,7 @@ static std::vector<TileAxis> tile_axes(const ir::ComputeDAG& dag,
 
 SketchSpace::SketchSpace(const ir::ComputeDAG& dag, const SpaceParams& params)
     : dag_(dag), params_(params) {
-  Analysis an(dag);
-  std::vector<Draft> drafts{Draft{}};
-  std::set<std::string> handled; // consumers that hold a producer's outer tiles
-  const auto& stages = dag.stages();
-  for (size_t i = stages.size(); i-- > 0;) {
-    const ir::Stage& s = stages[i];
-    if (s.is_placeholder())
-      continue;
-    if (an.inlined(s.name)) {
-      // A register tile that broadcasts what it reads of this stage (a
-      // weight-vectorized conv's data, a channel-blocked conv's): inlined,
-      // a padding select would run once per broadcast, so it stays a stage,
-      // computed inside each tile.
-      std::vector<int> readers = dag.consumers(static_cast<int>(i));
-      for (Draft& d : drafts) {
-        auto broadcast = std::find_if(d.plans.begin(), d.plans.end(), [&](const StagePlan& plan) {
-          const auto* q = std::get_if<MultiLevelPlan>(&plan);
-          return q && q->cache_write && q->level == 1 &&
-                 std::find(readers.begin(), readers.end(), dag.find_stage(q->stage)) !=
-                     readers.end() &&
-                 an.broadcast_only(dag.find_stage(q->stage), s.name,
-                                   q->weight_vectorization ? q->weight_vectorization->axis : "");
-        });
-        if (broadcast == d.plans.end()) {
-          d.plans.push_back(InlinePlan{s.name});
-          continue;
-        }
-        RootPlan data = root_plan(s, true);
-        data.inside = std::get<MultiLevelPlan>(*broadcast).tiled;
-        d.plans.push_back(data);
-      }
-      continue;
-    }
-    if (an.has_data_reuse(static_cast<int>(i))) {
-      int consumer = an.elementwise_consumer(static_cast<int>(i));
-      std::vector<Draft> next;
-      for (const Draft& d : drafts) {
-        auto variant = [&](MultiLevelPlan plan, const std::string& tag) {
-          plan.broadcast_axes = an.broadcast_axes(
-              static_cast<int>(i),
-              plan.weight_vectorization ? plan.weight_vectorization->axis : s.axes.back().name);
-          Draft v = d;
-          v.plans.push_back(plan);
-          v.name += (v.name.empty() ? "" : ", ") + tag;
-          next.push_back(std::move(v));
-        };
-        if (consumer >= 0) {
-          const ir::Stage& c = stages[consumer];
-          std::vector<std::string> axes;
-          for (const ir::IterVar& a : c.axes)
-            axes.push_back(a.name);
-          // The consumer's own (simple) plan gives way to the fused tiling.
-          auto strip = [&](Draft& v) {
-            v.plans.erase(std::remove_if(v.plans.begin(), v.plans.end(),
-                                         [&](const StagePlan& q) { return stage_of(q) == c.name; }),
-                          v.plans.end());
-            v.plans.push_back(OuterPlan{c.name});
-          };
-          for (int level : {1, 2}) {
-            variant(multi_level(s.name, s.name, c.name, axes, false, level),
-                    fmt::format("{} tiled, fused into {} at level {}", s.name, c.name, level));
-            strip(next.back());
-          }
-          continue;
-        }
-        std::vector<std::string> axes;
-        for (const ir::IterVar& a : s.axes)
-          axes.push_back(a.name);
-        for (int level : {1, 2})
-          variant(multi_level(s.name, s.name + ".local", s.name, axes, true, level),
-                  fmt::format("{} tiled in {}.local at level {}", s.name, s.name, level));
-        variant(multi_level(s.name, s.name, "", {}, false, 0),
-                fmt::format("{} tiled in place", s.name));
-        // Last, so that the sketches logged before it keep their numbers.
-        std::optional<PackableInput> packable = an.packable_input(static_cast<int>(i));
-        std::string pack = packable ? packable->input : "";
-        if (packable) {
-          MultiLevelPlan plan = multi_level(s.name, s.name + ".local", s.name, axes, true, 1);
-          plan.packing =
-              Packing{pack, packable->axes,
-                      fmt::format("ax{}", dag.stage(dag.find_stage(pack)).axes.size() - 1)};
-          variant(plan,
-                  fmt::format("{} tiled in {}.local at level 1, {} packed", s.name, s.name, pack));
-        }
-        std::optional<VectorizableWeights> vectorizable =
-            an.vectorizable_weights(static_cast<int>(i));
-        if (!packable && vectorizable) {
-          const std::string& weights = vectorizable->weights;
-          const std::string& vector_axis = vectorizable->axis;
-          MultiLevelPlan plan = multi_level(s.name, s.name + ".local", s.name, axes, true, 1);
-          plan.weight_vectorization = WeightVectorization{vector_axis, weights};
-          variant(plan, fmt::format("{} tiled in {}.local at level 1, vectorized over {}, {} "
-                                    "copied with {} innermost",
-                                    s.name, s.name, vector_axis, weights, vector_axis));
-          // Stored with the vectorized axis innermost, the copy's last axis
-          // would be a scatter: not vectorized.
-          next.back().plans.push_back(root_plan(scheduled_stage(dag, weights + ".cache"), false));
-        }
-      }
-      drafts = std::move(next);
-      continue;
-    }
-    for (Draft& d : drafts) {
-      bool outer = std::any_of(d.plans.begin(), d.plans.end(), [&](const StagePlan& q) {
-        return stage_of(q) == s.name && std::holds_alternative<OuterPlan>(q);
-      });
-      if (!outer)
-        d.plans.push_back(SimplePlan{s.name});
-    }
-  }
-
-  for (Draft& d : drafts) {
+  for (Draft& d : derive_drafts(Analysis(dag))) {
     // Plans in DAG order, so the steps read producer to consumer.
     std::sort(d.plans.begin(), d.plans.end(), [&](const StagePlan& a, const StagePlan& b) {
       return dag.find_stage(stage_of(a)) < dag.find_stage(stage_of(b));

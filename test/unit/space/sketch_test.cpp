@@ -1,3 +1,4 @@
+#include "../../../lib/space/sketch_rules.h"
 #include "../ir/test_dags.h"
 
 #include "kiln/ir/builder.h"
@@ -114,6 +115,59 @@ TEST_CASE("matmul has four sketches; dense+bias+relu fuses into its consumer", "
   CHECK(dense.outer == "out");
   CHECK(dense.level == 1);
   CHECK_FALSE(dense.cache_write);
+}
+
+TEST_CASE("the rule list derives each op's sketches in order", "[space][sketch]") {
+  // Sketch numbers are stored in tuning logs: the rules must keep deriving
+  // these names in this order.
+  const std::map<std::string, std::vector<std::string>> expected = {
+      {"matmul",
+       {"C tiled in C.local at level 1", "C tiled in C.local at level 2", "C tiled in place",
+        "C tiled in C.local at level 1, B packed"}},
+      {"conv2d_nchw",
+       {"conv tiled in conv.local at level 1", "conv tiled in conv.local at level 2",
+        "conv tiled in place",
+        "conv tiled in conv.local at level 1, vectorized over k, kernel copied with k innermost"}},
+      {"dense_bias_relu",
+       {"dense tiled, fused into relu at level 1", "dense tiled, fused into relu at level 2"}},
+  };
+  for (const auto& [op, names] : expected) {
+    INFO(op);
+    auto dag = ir::parse_op_file(std::string(KILN_SOURCE_DIR) + "/ops/" + op + ".kop");
+    REQUIRE(dag.ok());
+    std::vector<std::string> derived;
+    for (const Draft& d : derive_drafts(Analysis(*dag)))
+      derived.push_back(d.name);
+    CHECK(derived == names);
+    const SketchSpace space(*dag, SpaceParams{16, 2, 64});
+    std::vector<std::string> sketches;
+    for (const Sketch& sk : space.sketches())
+      sketches.push_back(sk.name());
+    CHECK(sketches == names);
+  }
+  // The plans of a draft in the order the rules add them, output first:
+  // relu's simple tiling, biased inlined, then dense fused into relu, which
+  // takes relu's plan over.
+  auto dag = ir::parse_op_file(std::string(KILN_SOURCE_DIR) + "/ops/dense_bias_relu.kop");
+  REQUIRE(dag.ok());
+  const Draft first = derive_drafts(Analysis(*dag)).at(0);
+  REQUIRE(first.plans.size() == 3);
+  CHECK(std::holds_alternative<InlinePlan>(first.plans[0]));
+  CHECK(stage_of(first.plans[0]) == "biased");
+  CHECK(std::holds_alternative<MultiLevelPlan>(first.plans[1]));
+  CHECK(stage_of(first.plans[1]) == "dense");
+  CHECK(std::holds_alternative<OuterPlan>(first.plans[2]));
+  CHECK(stage_of(first.plans[2]) == "relu");
+  // An op without data reuse gets one sketch of simple tilings, named so
+  // by the space.
+  auto softmax = ir::parse_op_file(std::string(KILN_SOURCE_DIR) + "/ops/softmax.kop");
+  REQUIRE(softmax.ok());
+  const std::vector<Draft> drafts = derive_drafts(Analysis(*softmax));
+  REQUIRE(drafts.size() == 1);
+  CHECK(drafts[0].name.empty());
+  for (const StagePlan& p : drafts[0].plans)
+    CHECK((std::holds_alternative<SimplePlan>(p) || std::holds_alternative<InlinePlan>(p)));
+  CHECK(SketchSpace(*softmax, SpaceParams{}).sketches().at(0).name() == "simple");
 }
 
 TEST_CASE("conv2d gets a sketch vectorized over its output channels; matmul and depthwise do not",
