@@ -25,8 +25,9 @@ SketchConfig SketchSpace::sample(int sketch, std::mt19937_64& rng) const {
     // Parallel loops pay off on more than one core; a few outer loops suffice.
     c.parallel.push_back(
         n == 0 || params_.cores <= 1 ? 0 : std::uniform_int_distribution<int>(1, n)(rng));
-    // Drawn even when unused, so that a seed samples the same programs as
-    // before unused knobs were zeroed (datasets resume by program).
+    // Drawn even when unused: the draws of a seed, and so the programs it
+    // samples, must not depend on which knobs a plan uses (datasets resume
+    // by program).
     std::int64_t unroll = kUnrollChoices[std::uniform_int_distribution<int>(0, 3)(rng)];
     c.unroll.push_back(sk.uses_unroll(static_cast<int>(p)) ? unroll : 0);
   }
@@ -38,7 +39,8 @@ SketchConfig SketchSpace::sample(int sketch, std::mt19937_64& rng) const {
 static std::vector<std::int64_t> exchanged_factors(const std::vector<std::int64_t>& f,
                                                    const TileAxis& axis, size_t a, size_t b) {
   // The innermost factor stays within its bounds (a whole number of
-  // vectors unless it already was not: a config from an older log).
+  // vectors unless it already was not, as in a config logged by a space
+  // without that bound).
   const bool whole = f.back() % axis.innermost_multiple == 0;
   auto fits = [&](size_t level, std::int64_t factor) {
     return level + 1 < f.size() ||

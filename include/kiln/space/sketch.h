@@ -10,36 +10,28 @@
 // auto-unroll step. Every config maps to an ordinary list of steps, so
 // everything downstream (measurement, records, replay) sees plain States.
 //
-// Rules, applied from the output stage back to the inputs:
-//  1. always-inline: an element-wise stage that is not an output, has no
-//     reduction and calls no math function (padding, bias add) is inlined;
-//  2. multi-level tiling with fusion: a stage with data reuse (a reduction
-//     that some input reads without one of its spatial axes: matmul, conv,
-//     batch matmul) whose only consumer reads it element-wise is tiled and
-//     computed at that consumer's tile, at level 1 or 2 (two sketches);
-//  3. multi-level tiling with a cache write: a stage with data reuse and no
-//     such consumer accumulates into `<stage>.local`, tiled and computed at
-//     level 1 or 2 of the copy; a third sketch tiles the stage in place;
-//     when an input is read directly, without one spatial axis but with
-//     the last one (B[k, j] of C[i, j] = sum A[i, k] B[k, j]), a fourth
-//     packs it: level 1 plus a cache_read of that input at the middle tile
-//     level, that level ordered with the input's axes outermost (the packed
-//     panels of OpenBLAS; Ansor's CPU rules have no such step, kiln adds it
-//     because it was worth +19% on the hand-written matmul, benchmarks.md);
-//     When no input can be packed so but one, the weights, is read along a
-//     spatial axis other than the last and skips the last, while the other
-//     inputs do not use that axis (k of C[k, y, x] = sum P[c, y+r, x+s] *
-//     W[k, c, r, s]), a last sketch vectorizes that axis: level 1 plus a
-//     cache_read of the weights at the root (stored with the axis innermost,
-//     see schedule/vector_layout.cpp), the stages inlined into the data
-//     computed inside each tile instead, each broadcast element feeding a whole
-//     vector of output channels (oneDNN's blocked convolutions; Ansor gets
-//     there by rewriting the weight layout);
-//  4. simple tiling (fallback, also for reductions without reuse such as
-//     row sums and softmax, where Ansor would use rfactor, not yet in
-//     kiln): each spatial axis in 2 levels, outer spatial loops, then the
-//     reduction loops, then inner spatial loops; the outer ones fused and
-//     parallel, the innermost vectorized.
+// The rules (lib/space/sketch_rules.h, one type each, tried in one ordered
+// list) walk the stages from the output back to the inputs:
+//  - placeholders are skipped;
+//  - always-inline: an element-wise stage that is not an output, has no
+//    reduction and calls no math function (padding, bias add) is inlined,
+//    unless a register tile only broadcasts what it reads of it: then it is
+//    computed inside each tile (a select per broadcast would cost more);
+//  - multi-level tiling with fusion: a stage with data reuse (a reduction
+//    that some input reads without one of its spatial axes: matmul, conv,
+//    batch matmul) whose only consumer reads it element-wise is tiled and
+//    computed at that consumer's tile, at level 1 or 2 (two sketches);
+//  - otherwise a stage with data reuse gets multi-level tiling with a cache
+//    write (accumulated in `<stage>.local`, computed at level 1 or 2 of the
+//    copy), in place, packed (an input read without one spatial axis but
+//    with the last, copied in panels as OpenBLAS does; Ansor's CPU rules
+//    have no such step) and, when no input can be packed, weight-vectorized
+//    (vectorized along the output channels over a copy of the weights
+//    stored with them innermost, as oneDNN's blocked convolutions are);
+//  - simple tiling for every other computed stage (also reductions without
+//    reuse such as row sums and softmax, where Ansor would use rfactor, not
+//    yet in kiln).
+// What a sketch does with each stage is a StagePlan (stage_plan.h).
 #ifndef KILN_SPACE_SKETCH_H
 #define KILN_SPACE_SKETCH_H
 

@@ -368,7 +368,7 @@ TEST_CASE("the hand-written matmul schedule is a member of the sketch space", "[
 
 TEST_CASE("the benchmark's matmul 1024 schedule, B packed, is a member of the sketch space",
           "[space][sketch]") {
-  // bench/schedules/matmul_1024.json (98-99% of OpenBLAS) with two
+  // bench/schedules/matmul_1024.json (the hand-tuned schedule) with two
   // differences: it splits C's 256-wide copy-out loop by 32 before
   // vectorising it, where the sketch vectorises that loop whole; and it
   // leaves B's panel copy to LLVM's loop vectorizer, where the sketch
@@ -403,9 +403,9 @@ TEST_CASE("the benchmark's matmul 1024 schedule, B packed, is a member of the sk
 }
 
 TEST_CASE("the packed panel is copied in vectors, whatever the unroll step", "[space][sketch]") {
-  // An unroll step of 512 used to expand the panel copy's inner loop into
-  // 64 scalar copies that LLVM did not vectorize again: 232 GFLOPS on matmul
-  // 1024^3 where the same config with a vectorized copy runs at 302.
+  // Left to LLVM's loop vectorizer, the copy's inner loop would be expanded
+  // by an unroll step of 512 into 64 scalar copies that LLVM does not
+  // vectorize again.
   ir::ComputeDAG dag = test::matmul_dag(1024, 1024, 1024);
   SketchSpace sp(dag, SpaceParams{16, 2, 64});
   REQUIRE(sp.sketches()[3].name() == "C tiled in C.local at level 1, B packed");
@@ -589,7 +589,7 @@ TEST_CASE("sampling one sketch gives configs of that sketch only", "[space][samp
 TEST_CASE("a mutated point is another program, never the same one again", "[space][sample]") {
   // conv2d inlines its padding stage: that plan has no parallel or unroll
   // knob in its steps, so a mutation must not spend itself there (the tuner
-  // skipped up to half of a round's picks as programs already measured).
+  // would skip such a pick as a program already measured).
   auto dag = ir::parse_op_file(std::string(KILN_SOURCE_DIR) + "/ops/conv2d_nchw.kop");
   REQUIRE(dag.ok());
   SketchSpace sp(*dag, SpaceParams{16, 2, 64});
