@@ -1,943 +1,92 @@
 #include "kiln/space/sketch.h"
 
-#include "kiln/ir/expr_visitor.h"
+#include "sketch_analysis.h"
+#include "sketch_rules.h"
+
 #include "kiln/schedule/lower.h"
-#include "kiln/space/factorization.h"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <algorithm>
-#include <map>
-#include <set>
 
 namespace kiln::space {
 
-using schedule::AnnotateStep;
-using schedule::Annotation;
-using schedule::Step;
-
-namespace {
-
-/// Variables and loads in an expression.
-class Uses : public ir::ExprVisitor {
-public:
-  std::set<std::string> vars;
-  std::vector<const ir::Load*> loads;
-  bool calls = false;
-  using ExprVisitor::visit;
-  void visit(const ir::Var* v) override { vars.insert(v->name); }
-  void visit(const ir::Load* l) override {
-    loads.push_back(l);
-    ExprVisitor::visit(l);
-  }
-  void visit(const ir::Call* c) override {
-    calls = true;
-    ExprVisitor::visit(c);
-  }
-};
-
-/// A load of a reduction and the variables its indices use.
-struct LoadUse {
-  const ir::Load* load;
-  std::set<std::string> vars;
-};
-
-/// The loads in the body of `reduce`, each with the variables of its indices.
-std::vector<LoadUse> reduction_loads(const ir::Reduce& reduce) {
-  Uses u;
-  u.visit(reduce.body);
-  std::vector<LoadUse> out;
-  for (const ir::Load* l : u.loads) {
-    Uses idx;
-    for (const ir::Expr& e : l->indices)
-      idx.visit(e);
-    out.push_back({l, std::move(idx.vars)});
-  }
-  return out;
-}
-
-/// The DAG seen through the always-inline rule: effective bodies and
-/// consumers with inlined stages substituted.
-class Analysis {
-public:
-  explicit Analysis(const ir::ComputeDAG& dag) : dag_(dag) {
-    const auto& stages = dag.stages();
-    // Inlining is decided first (a stage's consumers come after it).
-    for (const ir::Stage& s : stages)
-      if (strictly_inlineable(s))
-        inlined_.insert(s.name);
-    std::map<std::string, const ir::Stage*> inline_map;
-    for (const ir::Stage& s : stages) {
-      ir::Stage eff = s;
-      if (s.body.defined())
-        eff.body = ir::inline_stages(s.body, inline_map);
-      effective_.push_back(eff);
-      if (inlined_.count(s.name))
-        inline_map[s.name] = &effective_storage(s.name, eff);
-    }
-  }
-
-  bool inlined(const std::string& name) const { return inlined_.count(name) > 0; }
-  const ir::Stage& effective(int i) const { return effective_[i]; }
-
-  /// Stages that read `index` once inlined stages are substituted.
-  std::vector<int> consumers(int index) const {
-    std::vector<int> out;
-    const std::string& name = dag_.stage(index).name;
-    for (size_t i = 0; i < effective_.size(); ++i) {
-      if (inlined_.count(effective_[i].name) || !effective_[i].body.defined())
-        continue;
-      Uses u;
-      u.visit(effective_[i].body);
-      for (const ir::Load* l : u.loads)
-        if (l->tensor == name) {
-          out.push_back(static_cast<int>(i));
-          break;
-        }
-    }
-    return out;
-  }
-
-  /// A reduction whose inputs are read without one of its spatial axes.
-  bool has_data_reuse(int index) const {
-    const ir::Stage& s = effective_[index];
-    const ir::Reduce* r = s.reduction();
-    if (!r)
-      return false;
-    for (const LoadUse& l : reduction_loads(*r))
-      for (const ir::IterVar& a : s.axes)
-        if (a.extent > 1 && !l.vars.count(a.name))
-          return true;
-    return false;
-  }
-
-  /// An input worth packing for the tiled stage `index`: a placeholder read
-  /// directly (not through an inlined stage) whose indices skip a spatial
-  /// axis but use the last one, so that a packed block of it is reused
-  /// across the skipped axis and contiguous along the vectorised one.
-  /// The name and the stage's spatial axes its indices use; empty if none.
-  std::pair<std::string, std::vector<std::string>> packable_input(int index) const {
-    const ir::Stage& s = dag_.stage(index);
-    const ir::Reduce* r = s.reduction();
-    if (!r || s.axes.size() < 2)
-      return {};
-    for (const LoadUse& l : reduction_loads(*r)) {
-      int producer = dag_.find_stage(l.load->tensor);
-      if (producer < 0 || !dag_.stage(producer).is_placeholder())
-        continue;
-      bool skips = std::any_of(s.axes.begin(), s.axes.end(), [&](const ir::IterVar& a) {
-        return a.extent > 1 && !l.vars.count(a.name);
-      });
-      if (!skips || !l.vars.count(s.axes.back().name))
-        continue;
-      std::vector<std::string> used;
-      for (const ir::IterVar& a : s.axes)
-        if (l.vars.count(a.name))
-          used.push_back(a.name);
-      return {l.load->tensor, used};
-    }
-    return {};
-  }
-
-  /// Weights to vectorize along for the tiled stage `index`: a placeholder
-  /// read directly whose indices use a spatial axis other than the last and
-  /// skip the last one, while no other load of the reduction uses that
-  /// axis (so each of their elements is one broadcast for a whole vector
-  /// of it). The input's name and the axis; empty if none.
-  std::pair<std::string, std::string> vectorizable_weights(int index) const {
-    const ir::Stage& s = dag_.stage(index);
-    const ir::Reduce* r = s.reduction();
-    if (!r || s.axes.size() < 2)
-      return {};
-    std::vector<LoadUse> loads = reduction_loads(*r);
-    for (size_t i = 0; i < loads.size(); ++i) {
-      int producer = dag_.find_stage(loads[i].load->tensor);
-      if (producer < 0 || !dag_.stage(producer).is_placeholder() ||
-          loads[i].vars.count(s.axes.back().name))
-        continue;
-      for (size_t a = s.axes.size() - 1; a-- > 0;) {
-        const std::string& axis = s.axes[a].name;
-        bool alone = true;
-        for (size_t j = 0; j < loads.size(); ++j)
-          alone = alone && (j == i || !loads[j].vars.count(axis));
-        if (s.axes[a].extent > 1 && loads[i].vars.count(axis) && alone)
-          return {loads[i].load->tensor, axis};
-      }
-    }
-    return {};
-  }
-
-  /// The spatial axes of stage `index` that its reduction's broadcast
-  /// operands read: the loads that do not read `vector_axis`.
-  std::vector<std::string> broadcast_axes(int index, const std::string& vector_axis) const {
-    const ir::Stage& s = effective_[index];
-    const ir::Reduce* r = s.reduction();
-    if (!r)
-      return {};
-    std::vector<std::string> out;
-    std::vector<LoadUse> loads = reduction_loads(*r);
-    for (const ir::IterVar& a : s.axes)
-      if (std::any_of(loads.begin(), loads.end(), [&](const LoadUse& l) {
-            return !l.vars.count(vector_axis) && l.vars.count(a.name);
-          }))
-        out.push_back(a.name);
-    return out;
-  }
-
-  /// Whether the reduction of stage `reader` reads `tensor`, directly, only
-  /// in loads that do not read its vectorized axis (`vector_axis`, or its
-  /// last axis when empty): every element a broadcast.
-  bool broadcast_only(int reader, const std::string& tensor, std::string vector_axis) const {
-    const ir::Stage& s = dag_.stage(reader);
-    const ir::Reduce* r = s.reduction();
-    if (!r || s.axes.empty())
-      return false;
-    if (vector_axis.empty())
-      vector_axis = s.axes.back().name;
-    bool read = false;
-    for (const LoadUse& l : reduction_loads(*r)) {
-      if (l.load->tensor != tensor)
-        continue;
-      if (l.vars.count(vector_axis))
-        return false;
-      read = true;
-    }
-    return read;
-  }
-
-  /// The only consumer, when it reads `index` element-wise (same shape,
-  /// indexed by exactly its own axes) and is not itself a reduction.
-  int elementwise_consumer(int index) const {
-    std::vector<int> cs = consumers(index);
-    if (cs.size() != 1)
-      return -1;
-    const ir::Stage& c = effective_[cs[0]];
-    const ir::Stage& s = dag_.stage(index);
-    if (c.reduction() || c.axes.size() != s.axes.size())
-      return -1;
-    for (size_t d = 0; d < s.axes.size(); ++d)
-      if (c.axes[d].extent != s.axes[d].extent)
-        return -1;
-    Uses u;
-    u.visit(c.body);
-    for (const ir::Load* l : u.loads) {
-      if (l->tensor != s.name)
-        continue;
-      for (size_t d = 0; d < l->indices.size(); ++d) {
-        const auto* v = l->indices[d].as<ir::Var>();
-        if (!v || v->name != c.axes[d].name)
-          return -1;
-      }
-    }
-    return cs[0];
-  }
-
-private:
-  bool strictly_inlineable(const ir::Stage& s) const {
-    if (s.is_placeholder() || s.is_output || s.reduction())
-      return false;
-    Uses u;
-    u.visit(s.body);
-    return !u.calls;
-  }
-
-  const ir::Stage& effective_storage(const std::string& name, const ir::Stage& s) {
-    return storage_[name] = s;
-  }
-
-  const ir::ComputeDAG& dag_;
-  std::set<std::string> inlined_;
-  std::vector<ir::Stage> effective_;
-  std::map<std::string, ir::Stage> storage_; ///< node-stable copies for inlining
-};
-
-/// The choices so far of one sketch being derived.
-struct Draft {
-  std::vector<StagePlan> plans;
-  std::string name;
-};
-
-} // namespace
-
-// --- steps of a filled config ---
-
-namespace {
-class StepWriter {
-public:
-  StepWriter(const Sketch& sketch, const SketchConfig& config, std::vector<Step>& out)
-      : sketch_(sketch), config_(config), out_(out) {}
-
-  /// The factors chosen for axis `axis` of stage `stage`.
-  const std::vector<std::int64_t>& factors(const std::string& stage, const std::string& axis) {
-    for (size_t i = 0; i < sketch_.axes().size(); ++i)
-      if (sketch_.axes()[i].stage == stage && sketch_.axes()[i].axis == axis)
-        return config_.tiles.at(i);
-    throw UserError(Error("internal", "sketch has no tile axis " + stage + "." + axis));
-  }
-
-  void split(const std::string& stage, const std::string& iter, std::vector<std::int64_t> inner) {
-    out_.push_back(schedule::SplitStep{stage, iter, std::move(inner)});
-  }
-
-  /// Fuses the first `k` names (k >= 2) and returns the loop list with the
-  /// fused name in their place.
-  std::vector<std::string> fuse_prefix(const std::string& stage, std::vector<std::string> loops,
-                                       int k) {
-    if (k < 2)
-      return loops;
-    std::vector<std::string> parts(loops.begin(), loops.begin() + k);
-    std::string fused = fmt::format("{}", fmt::join(parts, "@"));
-    out_.push_back(schedule::FuseStep{stage, parts});
-    loops.erase(loops.begin(), loops.begin() + k);
-    loops.insert(loops.begin(), fused);
-    return loops;
-  }
-
-  void annotate(const std::string& stage, const std::string& iter, Annotation a) {
-    out_.push_back(AnnotateStep{stage, iter, a});
-  }
-
-  void pragma(const std::string& stage, std::int64_t value) {
-    if (value > 0)
-      out_.push_back(schedule::PragmaStep{stage, value});
-  }
-
-  const SketchConfig& config() const { return config_; }
-  std::vector<Step>& out() { return out_; }
-
-private:
-  const Sketch& sketch_;
-  const SketchConfig& config_;
-  std::vector<Step>& out_;
-};
-
-std::int64_t product(const std::vector<std::int64_t>& v, size_t from, size_t to) {
-  std::int64_t p = 1;
-  for (size_t i = from; i < to; ++i)
-    p *= v[i];
-  return p;
-}
-} // namespace
-
 int Sketch::max_parallel(int plan) const {
-  const StagePlan& p = plans_.at(plan);
+  const std::string& stage = stage_of(plans_.at(plan));
   int spatial = 0;
   for (const TileAxis& a : axes_)
-    if (a.stage == p.stage && !a.reduce)
+    if (a.stage == stage && !a.reduce)
       ++spatial;
   return spatial;
 }
 
 bool Sketch::uses_unroll(int plan) const {
   const StagePlan& p = plans_.at(plan);
-  if (p.kind == PlanKind::MultiLevel)
+  if (std::holds_alternative<MultiLevelPlan>(p))
     return true;
-  if (p.kind != PlanKind::Simple)
+  if (!std::holds_alternative<SimplePlan>(p))
     return false;
   return std::any_of(axes_.begin(), axes_.end(),
-                     [&](const TileAxis& a) { return a.stage == p.stage && a.reduce; });
+                     [&](const TileAxis& a) { return a.stage == stage_of(p) && a.reduce; });
 }
 
-std::vector<Step> Sketch::structure_steps() const {
-  std::vector<Step> out;
-  for (const StagePlan& p : plans_)
-    if (p.kind == PlanKind::Inline)
-      out.push_back(schedule::ComputeInlineStep{p.stage});
-  for (const StagePlan& p : plans_)
-    if (p.kind == PlanKind::MultiLevel && p.cache_write)
-      out.push_back(schedule::CacheWriteStep{p.stage});
-  for (const StagePlan& p : plans_)
-    if (!p.weights.empty())
-      out.push_back(schedule::CacheReadStep{p.weights, p.tiled});
-  return out;
-}
-
-/// Orders the register tile's loops (`loops`, of axes split into `.N`) to
-/// keep the fewest values live: the axes the broadcast operands read
-/// outside, the others, read only by the vector operands, inside them and
-/// the vectorized axis innermost. Each broadcast element then feeds its
-/// FMAs as soon as it is loaded, while the few vectors stay in registers
-/// across the tile. In the op's axis order, conv2d_nchwc's output-channel
-/// block ran outside its x: 14 broadcasts were live beside 28 accumulators
-/// and spilled (147 against 351 GFLOPS).
-static void order_register_tile(std::vector<std::string>& loops, const StagePlan& p,
-                                const std::string& vector_loop) {
-  auto axis_of = [](const std::string& loop) { return loop.substr(0, loop.rfind('.')); };
-  std::stable_partition(loops.begin(), loops.end(), [&](const std::string& loop) {
-    return std::find(p.broadcast_axes.begin(), p.broadcast_axes.end(), axis_of(loop)) !=
-           p.broadcast_axes.end();
-  });
-  std::stable_partition(loops.begin(), loops.end(),
-                        [&](const std::string& loop) { return loop != vector_loop; });
-}
-
-std::vector<Step> Sketch::steps(const SketchConfig& config) const {
-  std::vector<Step> out = structure_steps();
-  StepWriter w(*this, config, out);
-
-  for (size_t pi = 0; pi < plans_.size(); ++pi) {
-    const StagePlan& p = plans_[pi];
-    int parallel = config.parallel.at(pi);
-    std::int64_t unroll = config.unroll.at(pi);
-    std::vector<const TileAxis*> spatial, reduce;
-    for (const TileAxis& a : axes_)
-      if (a.stage == p.stage)
-        (a.reduce ? reduce : spatial).push_back(&a);
-
-    if (p.kind == PlanKind::Simple) {
-      std::vector<std::string> outer, inner, red;
-      for (const TileAxis* a : spatial) {
-        const auto& f = w.factors(a->stage, a->axis);
-        w.split(p.stage, a->axis, {f[1]});
-        outer.push_back(a->axis + ".0");
-        inner.push_back(a->axis + ".1");
-      }
-      for (const TileAxis* a : reduce)
-        red.push_back(a->axis);
-      std::vector<std::string> order = outer;
-      order.insert(order.end(), red.begin(), red.end());
-      order.insert(order.end(), inner.begin(), inner.end());
-      out.push_back(schedule::ReorderStep{p.stage, order});
-      std::vector<std::string> loops = w.fuse_prefix(p.stage, outer, parallel);
-      if (parallel > 0)
-        w.annotate(p.stage, loops[0], Annotation::Parallel);
-      if (!spatial.empty() && w.factors(p.stage, spatial.back()->axis)[1] > 1)
-        w.annotate(p.stage, inner.back(), Annotation::Vectorize);
-      if (!reduce.empty())
-        w.pragma(p.stage, unroll);
-      continue;
-    }
-    if (p.kind == PlanKind::Root && !p.inside.empty())
-      continue; // its steps follow its tiled stage's
-    if (p.kind == PlanKind::Root) {
-      // Every axis but the last fused and parallel (one task per row, and
-      // on one core the loop simply runs), the last maybe vectorized.
-      std::vector<std::string> loops = p.root_axes;
-      if (loops.size() > 1) {
-        std::string last = loops.back();
-        loops = w.fuse_prefix(p.stage, loops, static_cast<int>(loops.size()) - 1);
-        w.annotate(p.stage, loops.front(), Annotation::Parallel);
-        if (p.root_vectorize)
-          w.annotate(p.stage, last, Annotation::Vectorize);
-      }
-      continue;
-    }
-    if (p.kind != PlanKind::MultiLevel)
-      continue;
-
-    const std::string& t = p.tiled;
-    if (p.outer.empty()) {
-      // In place: S0 S1 R0 S2 R1 S3.
-      std::vector<std::vector<std::string>> levels(6);
-      for (const TileAxis* a : spatial) {
-        const auto& f = w.factors(a->stage, a->axis);
-        w.split(t, a->axis, {f[1], f[2], f[3]});
-        for (int l = 0; l < 4; ++l)
-          levels[l == 0   ? 0
-                 : l == 1 ? 1
-                 : l == 2 ? 3
-                          : 5]
-              .push_back(fmt::format("{}.{}", a->axis, l));
-      }
-      for (const TileAxis* a : reduce) {
-        w.split(t, a->axis, {w.factors(a->stage, a->axis)[1]});
-        levels[2].push_back(a->axis + ".0");
-        levels[4].push_back(a->axis + ".1");
-      }
-      order_register_tile(levels[5], p, spatial.back()->axis + ".3");
-      std::vector<std::string> order;
-      for (const auto& l : levels)
-        order.insert(order.end(), l.begin(), l.end());
-      out.push_back(schedule::ReorderStep{t, order});
-      std::vector<std::string> loops = w.fuse_prefix(t, levels[0], parallel);
-      if (parallel > 0)
-        w.annotate(t, loops[0], Annotation::Parallel);
-      if (w.factors(p.stage, spatial.back()->axis)[3] > 1)
-        w.annotate(t, levels[5].back(), Annotation::Vectorize);
-      w.pragma(t, unroll);
-      continue;
-    }
-
-    // The outer levels on the consumer (or the cache-write copy), the inner
-    // ones on the tiled stage, computed at the end of level `level`.
-    const std::string& o = p.outer;
-    std::vector<std::vector<std::string>> outer_levels(p.level + 1);
-    for (size_t d = 0; d < spatial.size(); ++d) {
-      const auto& f = w.factors(spatial[d]->stage, spatial[d]->axis);
-      const std::string& axis = p.outer_axes.at(d);
-      if (p.level == 1)
-        w.split(o, axis, {product(f, 1, 4)});
-      else
-        w.split(o, axis, {f[1], product(f, 2, 4)});
-      for (int l = 0; l <= p.level; ++l)
-        outer_levels[l].push_back(fmt::format("{}.{}", axis, l));
-    }
-    std::vector<std::string> order;
-    for (const auto& l : outer_levels)
-      order.insert(order.end(), l.begin(), l.end());
-    out.push_back(schedule::ReorderStep{o, order});
-    std::vector<std::string> level0 = w.fuse_prefix(o, outer_levels[0], parallel);
-    if (parallel > 0)
-      w.annotate(o, level0[0], Annotation::Parallel);
-    std::string attach = p.level == 1 ? level0.back() : outer_levels[1].back();
-    // The copy-out vectorizes the last axis; under weight vectorization its
-    // whole tile, which the register tile no longer walks in vectors.
-    const auto& last = w.factors(p.stage, spatial.back()->axis);
-    if ((p.vector_axis.empty() ? last[3] : product(last, p.level, 4)) > 1)
-      w.annotate(o, outer_levels[p.level].back(), Annotation::Vectorize);
-
-    // Tiled stage over the region: level 1 → S R S R S, level 2 → R S R S.
-    std::vector<std::vector<std::string>> levels(5);
-    for (const TileAxis* a : spatial) {
-      const auto& f = w.factors(a->stage, a->axis);
-      if (p.level == 1) {
-        w.split(t, a->axis, {f[2], f[3]});
-        levels[0].push_back(a->axis + ".0");
-        levels[2].push_back(a->axis + ".1");
-        levels[4].push_back(a->axis + ".2");
-      } else {
-        w.split(t, a->axis, {f[3]});
-        levels[2].push_back(a->axis + ".0");
-        levels[4].push_back(a->axis + ".1");
-      }
-    }
-    for (const TileAxis* a : reduce) {
-      w.split(t, a->axis, {w.factors(a->stage, a->axis)[1]});
-      levels[1].push_back(a->axis + ".0");
-      levels[3].push_back(a->axis + ".1");
-    }
-    // Packing: the packed input's axes outermost in the middle level, so
-    // its panel is copied once per block of them and reused by the others.
-    std::string pack_at;
-    if (!p.pack.empty()) {
-      auto is_pack_axis = [&](const std::string& loop) {
-        std::string axis = loop.substr(0, loop.rfind('.'));
-        return std::find(p.pack_axes.begin(), p.pack_axes.end(), axis) != p.pack_axes.end();
-      };
-      std::stable_partition(levels[2].begin(), levels[2].end(), is_pack_axis);
-      for (const std::string& loop : levels[2])
-        if (is_pack_axis(loop))
-          pack_at = loop;
-    }
-    std::string vector_axis = p.vector_axis.empty() ? spatial.back()->axis : p.vector_axis;
-    order_register_tile(levels[4], p, vector_axis + (p.level == 1 ? ".2" : ".1"));
-    std::vector<std::string> inner_order;
-    for (const auto& l : levels)
-      inner_order.insert(inner_order.end(), l.begin(), l.end());
-    out.push_back(schedule::ReorderStep{t, inner_order});
-    out.push_back(schedule::ComputeAtStep{t, o, attach});
-    if (w.factors(p.stage, vector_axis)[3] > 1)
-      w.annotate(t, levels[4].back(), Annotation::Vectorize);
-    w.pragma(t, unroll);
-    for (const StagePlan& q : plans_)
-      if (q.kind == PlanKind::Root && q.inside == t) {
-        out.push_back(schedule::ComputeAtStep{q.stage, t, inner_order.front()});
-        if (q.root_vectorize)
-          w.annotate(q.stage, q.root_axes.back(), Annotation::Vectorize);
-      }
-    if (!pack_at.empty()) {
-      out.push_back(schedule::CacheReadStep{p.pack, t});
-      out.push_back(schedule::ComputeAtStep{p.pack + ".cache", t, pack_at});
-      w.annotate(p.pack + ".cache", p.pack_inner, Annotation::Vectorize);
-    }
+/// The tile decisions of a stage tiled in `parts` levels: its spatial axes,
+/// the vectorized one (`vector_axis`, or the last when empty) capped as a
+/// register's vectors are, then its reduction axes in 2 levels, capped at
+/// `max_reduce_inner`.
+static void add_tile_axes(std::vector<TileAxis>& axes, const ir::Stage& st, int parts,
+                          const std::string& vector_axis, std::int64_t max_reduce_inner,
+                          const SpaceParams& params) {
+  const std::int64_t lanes = std::max(params.vector_lanes, 1);
+  for (size_t a = 0; a < st.axes.size(); ++a) {
+    bool vectorized =
+        vector_axis.empty() ? a + 1 == st.axes.size() : st.axes[a].name == vector_axis;
+    // The innermost tile of the vectorized axis: at most 4 vectors, and
+    // whole vectors when the extent allows (TileAxis::innermost_multiple).
+    std::int64_t max_inner =
+        vectorized ? std::min(params.max_innermost_factor, lanes * 4) : params.max_innermost_factor;
+    bool whole_vectors = vectorized && st.axes[a].extent % lanes == 0 && lanes <= max_inner;
+    axes.push_back({st.name, st.axes[a].name, st.axes[a].extent, parts, false, max_inner,
+                    whole_vectors ? lanes : 1});
   }
-  return out;
+  if (const ir::Reduce* r = st.reduction())
+    for (const ir::IterVar& ra : r->axes)
+      axes.push_back({st.name, ra.name, ra.extent, 2, true, max_reduce_inner});
 }
 
-// --- deriving sketches ---
-
-static StagePlan plan_of(PlanKind kind, const std::string& stage) {
-  StagePlan p;
-  p.kind = kind;
-  p.stage = stage;
-  return p;
-}
-
-/// A multi-level tiling of `stage` (in `tiled`), its outer levels on
-/// `outer` (over `outer_axes`) and computed at `level`, or in place.
-static StagePlan multi_level(const std::string& stage, const std::string& tiled,
-                             const std::string& outer, std::vector<std::string> outer_axes,
-                             bool cache_write, int level) {
-  StagePlan p = plan_of(PlanKind::MultiLevel, stage);
-  p.tiled = tiled;
-  p.outer = outer;
-  p.outer_axes = std::move(outer_axes);
-  p.cache_write = cache_write;
-  p.level = level;
-  return p;
-}
-
-static StagePlan root_plan(const ir::Stage& stage, bool vectorize) {
-  StagePlan p = plan_of(PlanKind::Root, stage.name);
-  for (const ir::IterVar& a : stage.axes)
-    p.root_axes.push_back(a.name);
-  p.root_vectorize = vectorize;
-  return p;
-}
-
-/// The stage a plan schedules: a DAG stage, or the copy `X.cache` that a
-/// cache_read of input X makes (axes ax0, ax1, ... over X's shape).
-static ir::Stage plan_stage(const ir::ComputeDAG& dag, const std::string& name) {
-  int index = dag.find_stage(name);
-  if (index >= 0)
-    return dag.stage(index);
-  const std::string suffix = ".cache";
-  const ir::Stage& source = dag.stage(dag.find_stage(name.substr(0, name.size() - suffix.size())));
-  ir::Stage copy;
-  copy.name = name;
-  copy.dtype = source.dtype;
-  for (size_t d = 0; d < source.axes.size(); ++d)
-    copy.axes.push_back({fmt::format("ax{}", d), source.axes[d].extent});
-  return copy;
+/// The open tile decisions of a sketch's plans: the multi-level and simple
+/// tilings', in plan order.
+static std::vector<TileAxis> tile_axes(const ir::ComputeDAG& dag,
+                                       const std::vector<StagePlan>& plans,
+                                       const SpaceParams& params) {
+  std::vector<TileAxis> axes;
+  for (const StagePlan& plan : plans) {
+    if (const auto* p = std::get_if<MultiLevelPlan>(&plan))
+      add_tile_axes(axes, scheduled_stage(dag, p->stage), 4,
+                    p->weight_vectorization ? p->weight_vectorization->axis : "",
+                    p->packing ? params.max_pack_depth : params.max_innermost_factor, params);
+    if (const auto* p = std::get_if<SimplePlan>(&plan))
+      add_tile_axes(axes, scheduled_stage(dag, p->stage), 2, "", params.max_innermost_factor,
+                    params);
+  }
+  return axes;
 }
 
 SketchSpace::SketchSpace(const ir::ComputeDAG& dag, const SpaceParams& params)
     : dag_(dag), params_(params) {
-  Analysis an(dag);
-  std::vector<Draft> drafts{Draft{}};
-  std::set<std::string> handled; // consumers that hold a producer's outer tiles
-  const auto& stages = dag.stages();
-  for (size_t i = stages.size(); i-- > 0;) {
-    const ir::Stage& s = stages[i];
-    if (s.is_placeholder())
-      continue;
-    if (an.inlined(s.name)) {
-      // A register tile that broadcasts what it reads of this stage (a
-      // weight-vectorized conv's data, a channel-blocked conv's): inlined,
-      // a padding select would run once per broadcast, so it stays a stage,
-      // computed inside each tile.
-      std::vector<int> readers = dag.consumers(static_cast<int>(i));
-      for (Draft& d : drafts) {
-        auto broadcast = std::find_if(d.plans.begin(), d.plans.end(), [&](const StagePlan& q) {
-          return q.kind == PlanKind::MultiLevel && q.cache_write && q.level == 1 &&
-                 std::find(readers.begin(), readers.end(), dag.find_stage(q.stage)) !=
-                     readers.end() &&
-                 an.broadcast_only(dag.find_stage(q.stage), s.name, q.vector_axis);
-        });
-        if (broadcast == d.plans.end()) {
-          d.plans.push_back(plan_of(PlanKind::Inline, s.name));
-          continue;
-        }
-        StagePlan data = root_plan(s, true);
-        data.inside = broadcast->tiled;
-        d.plans.push_back(data);
-      }
-      continue;
-    }
-    if (an.has_data_reuse(static_cast<int>(i))) {
-      int consumer = an.elementwise_consumer(static_cast<int>(i));
-      std::vector<Draft> next;
-      for (const Draft& d : drafts) {
-        auto variant = [&](StagePlan plan, const std::string& tag) {
-          plan.broadcast_axes =
-              an.broadcast_axes(static_cast<int>(i),
-                                plan.vector_axis.empty() ? s.axes.back().name : plan.vector_axis);
-          Draft v = d;
-          v.plans.push_back(plan);
-          v.name += (v.name.empty() ? "" : ", ") + tag;
-          next.push_back(std::move(v));
-        };
-        if (consumer >= 0) {
-          const ir::Stage& c = stages[consumer];
-          std::vector<std::string> axes;
-          for (const ir::IterVar& a : c.axes)
-            axes.push_back(a.name);
-          // The consumer's own (simple) plan gives way to the fused tiling.
-          auto strip = [&](Draft& v) {
-            v.plans.erase(std::remove_if(v.plans.begin(), v.plans.end(),
-                                         [&](const StagePlan& q) { return q.stage == c.name; }),
-                          v.plans.end());
-            v.plans.push_back(plan_of(PlanKind::Outer, c.name));
-          };
-          for (int level : {1, 2}) {
-            variant(multi_level(s.name, s.name, c.name, axes, false, level),
-                    fmt::format("{} tiled, fused into {} at level {}", s.name, c.name, level));
-            strip(next.back());
-          }
-          continue;
-        }
-        std::vector<std::string> axes;
-        for (const ir::IterVar& a : s.axes)
-          axes.push_back(a.name);
-        for (int level : {1, 2})
-          variant(multi_level(s.name, s.name + ".local", s.name, axes, true, level),
-                  fmt::format("{} tiled in {}.local at level {}", s.name, s.name, level));
-        variant(multi_level(s.name, s.name, "", {}, false, 0),
-                fmt::format("{} tiled in place", s.name));
-        // Last, so that the sketches logged before it keep their numbers.
-        auto [pack, pack_axes] = an.packable_input(static_cast<int>(i));
-        if (!pack.empty()) {
-          StagePlan plan = multi_level(s.name, s.name + ".local", s.name, axes, true, 1);
-          plan.pack = pack;
-          plan.pack_axes = pack_axes;
-          plan.pack_inner = fmt::format("ax{}", dag.stage(dag.find_stage(pack)).axes.size() - 1);
-          variant(plan,
-                  fmt::format("{} tiled in {}.local at level 1, {} packed", s.name, s.name, pack));
-        }
-        auto [weights, vector_axis] = an.vectorizable_weights(static_cast<int>(i));
-        if (pack.empty() && !weights.empty()) {
-          StagePlan plan = multi_level(s.name, s.name + ".local", s.name, axes, true, 1);
-          plan.vector_axis = vector_axis;
-          plan.weights = weights;
-          variant(plan, fmt::format("{} tiled in {}.local at level 1, vectorized over {}, {} "
-                                    "copied with {} innermost",
-                                    s.name, s.name, vector_axis, weights, vector_axis));
-          // Stored with the vectorized axis innermost, the copy's last axis
-          // would be a scatter: not vectorized.
-          next.back().plans.push_back(root_plan(plan_stage(dag, weights + ".cache"), false));
-        }
-      }
-      drafts = std::move(next);
-      continue;
-    }
-    for (Draft& d : drafts) {
-      bool outer = std::any_of(d.plans.begin(), d.plans.end(), [&](const StagePlan& q) {
-        return q.stage == s.name && q.kind == PlanKind::Outer;
-      });
-      if (!outer)
-        d.plans.push_back(plan_of(PlanKind::Simple, s.name));
-    }
-  }
-
-  for (Draft& d : drafts) {
+  for (Draft& d : derive_drafts(Analysis(dag))) {
     // Plans in DAG order, so the steps read producer to consumer.
     std::sort(d.plans.begin(), d.plans.end(), [&](const StagePlan& a, const StagePlan& b) {
-      return dag.find_stage(a.stage) < dag.find_stage(b.stage);
+      return dag.find_stage(stage_of(a)) < dag.find_stage(stage_of(b));
     });
-    std::vector<TileAxis> axes;
-    const std::int64_t lanes = std::max(params.vector_lanes, 1);
-    for (const StagePlan& p : d.plans) {
-      if (p.kind != PlanKind::MultiLevel && p.kind != PlanKind::Simple)
-        continue;
-      const ir::Stage st = plan_stage(dag, p.stage);
-      int parts = p.kind == PlanKind::MultiLevel ? 4 : 2;
-      for (size_t a = 0; a < st.axes.size(); ++a) {
-        bool vectorized =
-            p.vector_axis.empty() ? a + 1 == st.axes.size() : st.axes[a].name == p.vector_axis;
-        // The innermost tile of the vectorized axis: at most 4 vectors, and
-        // whole vectors when the extent allows (TileAxis::innermost_multiple).
-        std::int64_t max_inner = vectorized ? std::min(params.max_innermost_factor, lanes * 4)
-                                            : params.max_innermost_factor;
-        bool whole_vectors = vectorized && st.axes[a].extent % lanes == 0 && lanes <= max_inner;
-        axes.push_back({p.stage, st.axes[a].name, st.axes[a].extent, parts, false, max_inner,
-                        whole_vectors ? lanes : 1});
-      }
-      if (const ir::Reduce* r = st.reduction()) {
-        std::int64_t max_inner =
-            p.pack.empty() ? params.max_innermost_factor : params.max_pack_depth;
-        for (const ir::IterVar& ra : r->axes)
-          axes.push_back({p.stage, ra.name, ra.extent, 2, true, max_inner});
-      }
-    }
     if (d.name.empty())
       d.name = "simple";
-    sketches_.emplace_back(d.name, d.plans, std::move(axes));
+    sketches_.emplace_back(d.name, d.plans, tile_axes(dag, d.plans, params));
   }
   for (const Sketch& sk : sketches_) {
     auto st = schedule::State::replay(dag_, sk.structure_steps());
     structures_.push_back(st ? std::optional<schedule::State>(std::move(*st)) : std::nullopt);
   }
-}
-
-SketchConfig SketchSpace::sample(std::mt19937_64& rng) const {
-  return sample(
-      static_cast<int>(std::uniform_int_distribution<size_t>(0, sketches_.size() - 1)(rng)), rng);
-}
-
-SketchConfig SketchSpace::sample(int sketch, std::mt19937_64& rng) const {
-  SketchConfig c;
-  c.sketch = sketch;
-  const Sketch& sk = sketches_.at(sketch);
-  for (const TileAxis& a : sk.axes()) {
-    const auto& options = factorizations(a.extent, a.parts, a.max_innermost, a.innermost_multiple);
-    c.tiles.push_back(options[std::uniform_int_distribution<size_t>(0, options.size() - 1)(rng)]);
-  }
-  for (size_t p = 0; p < sk.plans().size(); ++p) {
-    int n = sk.max_parallel(static_cast<int>(p));
-    // Parallel loops pay off on more than one core; a few outer loops suffice.
-    c.parallel.push_back(
-        n == 0 || params_.cores <= 1 ? 0 : std::uniform_int_distribution<int>(1, n)(rng));
-    // Drawn even when unused, so that a seed samples the same programs as
-    // before unused knobs were zeroed (datasets resume by program).
-    std::int64_t unroll = kUnrollChoices[std::uniform_int_distribution<int>(0, 3)(rng)];
-    c.unroll.push_back(sk.uses_unroll(static_cast<int>(p)) ? unroll : 0);
-  }
-  return c;
-}
-
-/// The new factors of level `a` when levels `a` and `b` of a tile share
-/// their product anew (any factor pair with the same product; see mutate).
-static std::vector<std::int64_t> exchanged_factors(const std::vector<std::int64_t>& f,
-                                                   const TileAxis& axis, size_t a, size_t b) {
-  // The innermost factor stays within its bounds (a whole number of
-  // vectors unless it already was not: a config from an older log).
-  const bool whole = f.back() % axis.innermost_multiple == 0;
-  auto fits = [&](size_t level, std::int64_t factor) {
-    return level + 1 < f.size() ||
-           (factor <= axis.max_innermost && (!whole || factor % axis.innermost_multiple == 0));
-  };
-  const std::int64_t product = f[a] * f[b];
-  std::vector<std::int64_t> choices;
-  auto consider = [&](std::int64_t x) {
-    if (x != f[a] && fits(a, x) && fits(b, product / x))
-      choices.push_back(x);
-  };
-  for (std::int64_t x = 1; x * x <= product; ++x)
-    if (product % x == 0) {
-      consider(x);
-      if (x * x != product)
-        consider(product / x);
-    }
-  return choices;
-}
-
-SketchConfig SketchSpace::mutate(const SketchConfig& config, std::mt19937_64& rng) const {
-  SketchConfig c = config;
-  const Sketch& sk = sketches_[c.sketch];
-  std::uniform_real_distribution<double> coin(0, 1);
-  double pick = coin(rng);
-  // Tile sizes: two levels of one tile share their product anew, any other
-  // factor pair with the same product. Ansor's MutateTileSize moves a
-  // divisor of one level to the other, which this includes; exchanging
-  // factors as well lets one step turn x 8 into 14 of a 56-long axis (a
-  // 7 in, a 4 out), where two moves pass through 56 (112 accumulators, a
-  // spilling tile the model rightly scores low) and the search would stay on
-  // the 16-accumulator tile it had. Any divisor, not only the smallest prime:
-  // a packed panel's k block goes from 16 to 256 in one step.
-  if (pick < 0.9 && !c.tiles.empty()) {
-    for (int attempt = 0; attempt < 8; ++attempt) {
-      size_t t = std::uniform_int_distribution<size_t>(0, c.tiles.size() - 1)(rng);
-      auto& f = c.tiles[t];
-      if (f.size() < 2 || sk.axes()[t].extent <= 1)
-        continue;
-      size_t a = std::uniform_int_distribution<size_t>(0, f.size() - 1)(rng);
-      size_t b = std::uniform_int_distribution<size_t>(0, f.size() - 2)(rng);
-      if (b >= a)
-        ++b;
-      std::vector<std::int64_t> choices = exchanged_factors(f, sk.axes()[t], a, b);
-      if (choices.empty())
-        continue;
-      const std::int64_t product = f[a] * f[b];
-      f[a] = choices[std::uniform_int_distribution<size_t>(0, choices.size() - 1)(rng)];
-      f[b] = product / f[a];
-      return c;
-    }
-  }
-  // Annotations: only the knobs a plan uses (see Sketch::uses_unroll).
-  std::vector<int> unrolled, parallel;
-  for (size_t p = 0; p < c.unroll.size(); ++p) {
-    if (sk.uses_unroll(static_cast<int>(p)))
-      unrolled.push_back(static_cast<int>(p));
-    if (sk.max_parallel(static_cast<int>(p)) > 0 && params_.cores > 1)
-      parallel.push_back(static_cast<int>(p));
-  }
-  auto any = [&](const std::vector<int>& plans) {
-    return plans[std::uniform_int_distribution<size_t>(0, plans.size() - 1)(rng)];
-  };
-  if (!unrolled.empty() && (pick < 0.95 || parallel.empty())) {
-    c.unroll[any(unrolled)] = kUnrollChoices[std::uniform_int_distribution<int>(0, 3)(rng)];
-    return c;
-  }
-  if (!parallel.empty()) {
-    int p = any(parallel);
-    c.parallel[p] = std::uniform_int_distribution<int>(1, sk.max_parallel(p))(rng);
-  }
-  return c;
-}
-
-std::vector<std::pair<int, SketchConfig>>
-SketchSpace::neighbours(const SketchConfig& config) const {
-  std::vector<std::pair<int, SketchConfig>> out;
-  const Sketch& sk = sketches_.at(config.sketch);
-  const int tiles = static_cast<int>(config.tiles.size());
-  for (int t = 0; t < tiles; ++t) {
-    const auto& f = config.tiles[t];
-    if (sk.axes()[t].extent <= 1)
-      continue;
-    for (size_t a = 0; a < f.size(); ++a)
-      for (size_t b = a + 1; b < f.size(); ++b)
-        for (std::int64_t x : exchanged_factors(f, sk.axes()[t], a, b)) {
-          SketchConfig c = config;
-          c.tiles[t][b] = f[a] * f[b] / x;
-          c.tiles[t][a] = x;
-          out.emplace_back(t, std::move(c));
-        }
-  }
-  for (size_t p = 0; p < config.parallel.size(); ++p) {
-    const int plan = static_cast<int>(p);
-    if (params_.cores > 1)
-      for (int n = 1; n <= sk.max_parallel(plan); ++n)
-        if (n != config.parallel[p]) {
-          SketchConfig c = config;
-          c.parallel[p] = n;
-          out.emplace_back(tiles + 2 * plan, std::move(c));
-        }
-    if (sk.uses_unroll(plan))
-      for (std::int64_t u : kUnrollChoices)
-        if (u != config.unroll[p]) {
-          SketchConfig c = config;
-          c.unroll[p] = u;
-          out.emplace_back(tiles + 2 * plan + 1, std::move(c));
-        }
-  }
-  return out;
-}
-
-SketchConfig SketchSpace::crossover(const SketchConfig& a, const SketchConfig& b,
-                                    std::mt19937_64& rng) const {
-  if (a.sketch != b.sketch)
-    return a;
-  SketchConfig c = a;
-  std::bernoulli_distribution coin(0.5);
-  for (size_t t = 0; t < c.tiles.size(); ++t)
-    if (coin(rng))
-      c.tiles[t] = b.tiles[t];
-  for (size_t p = 0; p < c.parallel.size(); ++p)
-    if (coin(rng)) {
-      c.parallel[p] = b.parallel[p];
-      c.unroll[p] = b.unroll[p];
-    }
-  return c;
-}
-
-std::vector<std::int64_t> SketchSpace::flatten(const SketchConfig& c) const {
-  std::vector<std::int64_t> flat{c.sketch};
-  for (const auto& f : c.tiles)
-    flat.insert(flat.end(), f.begin(), f.end());
-  for (size_t p = 0; p < c.parallel.size(); ++p) {
-    flat.push_back(c.parallel[p]);
-    flat.push_back(c.unroll[p]);
-  }
-  return flat;
-}
-
-std::optional<SketchConfig> SketchSpace::unflatten(const std::vector<std::int64_t>& flat) const {
-  if (flat.empty() || flat[0] < 0 || flat[0] >= static_cast<std::int64_t>(sketches_.size()))
-    return std::nullopt;
-  SketchConfig c;
-  c.sketch = static_cast<int>(flat[0]);
-  const Sketch& sk = sketches_[c.sketch];
-  size_t at = 1;
-  for (const TileAxis& a : sk.axes()) {
-    if (at + a.parts > flat.size())
-      return std::nullopt;
-    std::vector<std::int64_t> f(flat.begin() + at, flat.begin() + at + a.parts);
-    at += a.parts;
-    std::int64_t prod = 1;
-    for (std::int64_t x : f)
-      prod = x > 0 ? prod * x : -1;
-    if (prod != a.extent)
-      return std::nullopt;
-    c.tiles.push_back(f);
-  }
-  if (at + 2 * sk.plans().size() != flat.size())
-    return std::nullopt;
-  for (size_t p = 0; p < sk.plans().size(); ++p) {
-    c.parallel.push_back(static_cast<int>(flat[at++]));
-    c.unroll.push_back(flat[at++]);
-  }
-  return c;
 }
 
 Expected<schedule::State> SketchSpace::state(const SketchConfig& config) const {
@@ -967,7 +116,7 @@ std::string SketchSpace::describe() const {
     for (size_t p = 0; p < sk.plans().size(); ++p)
       if (sk.max_parallel(static_cast<int>(p)) > 0)
         out += fmt::format("  {}: parallel outer loops (0..{}), auto_unroll_max_step\n",
-                           sk.plans()[p].stage, sk.max_parallel(static_cast<int>(p)));
+                           stage_of(sk.plans()[p]), sk.max_parallel(static_cast<int>(p)));
     auto state = schedule::State::replay(dag_, sk.steps(ones));
     if (!state) {
       out += "  (cannot show: " + state.error().message() + ")\n";

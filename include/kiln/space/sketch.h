@@ -10,41 +10,35 @@
 // auto-unroll step. Every config maps to an ordinary list of steps, so
 // everything downstream (measurement, records, replay) sees plain States.
 //
-// Rules, applied from the output stage back to the inputs:
-//  1. always-inline: an element-wise stage that is not an output, has no
-//     reduction and calls no math function (padding, bias add) is inlined;
-//  2. multi-level tiling with fusion: a stage with data reuse (a reduction
-//     that some input reads without one of its spatial axes: matmul, conv,
-//     batch matmul) whose only consumer reads it element-wise is tiled and
-//     computed at that consumer's tile, at level 1 or 2 (two sketches);
-//  3. multi-level tiling with a cache write: a stage with data reuse and no
-//     such consumer accumulates into `<stage>.local`, tiled and computed at
-//     level 1 or 2 of the copy; a third sketch tiles the stage in place;
-//     when an input is read directly, without one spatial axis but with
-//     the last one (B[k, j] of C[i, j] = sum A[i, k] B[k, j]), a fourth
-//     packs it: level 1 plus a cache_read of that input at the middle tile
-//     level, that level ordered with the input's axes outermost (the packed
-//     panels of OpenBLAS; Ansor's CPU rules have no such step, kiln adds it
-//     because it was worth +19% on the hand-written matmul, benchmarks.md);
-//     When no input can be packed so but one, the weights, is read along a
-//     spatial axis other than the last and skips the last, while the other
-//     inputs do not use that axis (k of C[k, y, x] = sum P[c, y+r, x+s] *
-//     W[k, c, r, s]), a last sketch vectorizes that axis: level 1 plus a
-//     cache_read of the weights at the root (stored with the axis innermost,
-//     see schedule/vector_layout.cpp), the stages inlined into the data
-//     computed inside each tile instead, each broadcast element feeding a whole
-//     vector of output channels (oneDNN's blocked convolutions; Ansor gets
-//     there by rewriting the weight layout);
-//  4. simple tiling (fallback, also for reductions without reuse such as
-//     row sums and softmax, where Ansor would use rfactor, not yet in
-//     kiln): each spatial axis in 2 levels, outer spatial loops, then the
-//     reduction loops, then inner spatial loops; the outer ones fused and
-//     parallel, the innermost vectorized.
+// The rules (lib/space/sketch_rules.h, one type each, tried in one ordered
+// list) walk the stages from the output back to the inputs:
+//  - placeholders are skipped;
+//  - always-inline: an element-wise stage that is not an output, has no
+//    reduction and calls no math function (padding, bias add) is inlined,
+//    unless a register tile only broadcasts what it reads of it: then it is
+//    computed inside each tile (a select per broadcast would cost more);
+//  - multi-level tiling with fusion: a stage with data reuse (a reduction
+//    that some input reads without one of its spatial axes: matmul, conv,
+//    batch matmul) whose only consumer reads it element-wise is tiled and
+//    computed at that consumer's tile, at level 1 or 2 (two sketches);
+//  - otherwise a stage with data reuse gets multi-level tiling with a cache
+//    write (accumulated in `<stage>.local`, computed at level 1 or 2 of the
+//    copy), in place, packed (an input read without one spatial axis but
+//    with the last, copied in panels as OpenBLAS does; Ansor's CPU rules
+//    have no such step) and, when no input can be packed, weight-vectorized
+//    (vectorized along the output channels over a copy of the weights
+//    stored with them innermost, as oneDNN's blocked convolutions are);
+//  - simple tiling for every other computed stage (also reductions without
+//    reuse such as row sums and softmax, where Ansor would use rfactor, not
+//    yet in kiln).
+// What a sketch does with each stage is a StagePlan (stage_plan.h).
 #ifndef KILN_SPACE_SKETCH_H
 #define KILN_SPACE_SKETCH_H
 
 #include "kiln/ir/compute_dag.h"
 #include "kiln/schedule/state.h"
+#include "kiln/space/space_params.h"
+#include "kiln/space/stage_plan.h"
 
 #include <cstdint>
 #include <optional>
@@ -53,69 +47,6 @@
 #include <vector>
 
 namespace kiln::space {
-
-/// What the space needs to know of the machine.
-struct SpaceParams {
-  int vector_lanes = 16; ///< longest vector loop (host width / element size)
-  int cores = 1;
-  std::int64_t max_innermost_factor = 64; ///< Ansor's max_innermost_split_factor
-  /// Packed sketch: longest reduction block of one packed panel. It is a
-  /// cache block (OpenBLAS's sgemm kc is 256-384), not a register tile, so
-  /// max_innermost_factor would cap it four times too short.
-  std::int64_t max_pack_depth = 512;
-};
-
-/// Root: computed at the root with fixed annotations and no open decision
-/// (the weights copy of a weight-vectorized sketch, and the padded input a
-/// register tile broadcasts: a choice there moves a few percent at most,
-/// and would dilute the search of the register tile).
-enum class PlanKind : std::uint8_t { Inline, MultiLevel, Simple, Outer, Root };
-
-/// What a sketch does with one stage.
-struct StagePlan {
-  PlanKind kind = PlanKind::Simple;
-  std::string stage;
-  // MultiLevel only:
-  std::string tiled; ///< stage that gets the multi-level tiling (stage or stage.local)
-  std::string outer; ///< stage holding the outer tile levels; empty when tiled in place
-  std::vector<std::string> outer_axes; ///< its axes, matching the tiled stage's spatial axes
-  bool cache_write = false;
-  int level = 0; ///< attach level (1 or 2) when `outer` is set
-  /// Level 1 with a cache write only: an input packed by a cache_read
-  /// computed at the middle spatial level, whose loops over the input's own
-  /// axes (`pack_axes`) are moved outside the others, so one packed panel
-  /// serves every tile of the other axes (the OpenBLAS panel of B in matmul).
-  std::string pack;
-  std::vector<std::string> pack_axes;
-  /// The packed copy's innermost axis (`axN` of the copy), vectorized: it
-  /// is contiguous in the input and in the copy. Left scalar, an unroll
-  /// pragma expands it into one scalar copy per element, which LLVM does
-  /// not vectorize again (matmul 1024³, k block 128, 4 x 64 register tile,
-  /// unroll step 512: 232 GFLOPS with a scalar copy, 302 vectorized).
-  std::string pack_inner;
-  /// Weight vectorization only (level 1 with a cache write): the spatial
-  /// axis vectorized instead of the last one, and the weight input read
-  /// along it. The weights are copied at the root by a cache_read, which
-  /// lowering stores with that axis innermost (the blocked weight layout of
-  /// oneDNN's convolutions); the data, loaded once per register-tile row
-  /// and broadcast, is computed as a stage inside each tile rather than
-  /// inlined (see `inside`).
-  std::string vector_axis;
-  std::string weights;
-  /// The spatial axes that the reduction's broadcast operands (the loads
-  /// that do not read the vectorized axis) read: outermost in the register
-  /// tile, the others inside them next to the vectorized axis.
-  std::vector<std::string> broadcast_axes;
-  // Root only: the stage's axes (all but the last fused and parallel) and
-  // whether the last is vectorized.
-  std::vector<std::string> root_axes;
-  bool root_vectorize = false;
-  /// Root only: computed instead at the outermost loop of this tiled stage
-  /// (the region one tile reads, in its thread, while it stays in cache;
-  /// at the root, the padded conv input was written by both threads and
-  /// read across them: 2 threads ran 1.2-1.5x one, 1.7x this way).
-  std::string inside;
-};
 
 /// One tile decision: an axis of a stage split in `parts` levels.
 struct TileAxis {
