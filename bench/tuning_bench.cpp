@@ -219,7 +219,7 @@ int main(int argc, char** argv) {
   if (!dag)
     die(dag.error());
   Target target = codegen::host_target();
-  search::SketchSearchSpace space(*dag, search::space_params(target));
+  search::SketchSearchSpace space(*dag, space::space_params(target));
   fmt::print("task: {} ({}), {} sketches; target {} ({} bits), {} cores\n", dag->name(), o.opfile,
              space.sketches().sketches().size(), target.cpu, target.vector_bits, target.cores);
 

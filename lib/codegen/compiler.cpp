@@ -45,8 +45,7 @@ static void optimize(llvm::Module& module, llvm::TargetMachine& machine) {
   // The schedule decides what is unrolled (unroll steps, auto_unroll), so
   // LLVM's partial and runtime unrolling is off: it second-guessed the
   // schedule, which the cost model's features then misdescribed, and it
-  // cost half of the compile time (matmul 1024 hand-written schedule:
-  // optimise 79 -> 20 ms, machine code 65 -> 19 ms, same kernel speed).
+  // cost half of the compile time without making the kernels faster.
   // (LLVM would still honour explicit unroll metadata; kiln emits none.)
   tuning.LoopUnrolling = false;
   llvm::PassBuilder builder(&machine, tuning);

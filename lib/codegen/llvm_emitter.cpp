@@ -91,7 +91,8 @@ std::unique_ptr<llvm::Module> emit_llvm_module(const schedule::LoweredFunc& func
   module->setTargetTriple(target.triple);
   module->setDataLayout(layout);
   // Split tails are partitioned first so that vector loops keep unguarded
-  // main parts (docs/benchmarks.md, "Limitations found" 3).
+  // main parts: a guard inside a vector loop turns its loads into masked
+  // or scalar ones.
   schedule::LoweredFunc partitioned = func;
   partitioned.body = partition_tails(func.body);
   Emitter(*module, target).emit(partitioned);

@@ -31,8 +31,8 @@ extern "C" void kiln_rt_free(void* ptr) {
 namespace {
 
 /// How long an idle worker polls for the next job before it sleeps. Waking a
-/// sleeping thread through the condition variable costs ~30 µs on a VM
-/// (docs/benchmarks.md, "Limitations found" 7); a tuner or a network runs
+/// sleeping thread through the condition variable costs tens of
+/// microseconds on a VM, as much as a small kernel; a tuner or a network runs
 /// kernels back to back, so the next job usually comes well within this.
 constexpr std::chrono::microseconds kWorkerSpin{100};
 

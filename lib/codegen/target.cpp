@@ -56,7 +56,7 @@ Expected<std::unique_ptr<llvm::TargetMachine>> create_target_machine(const Targe
 /// (Skylake-X through Rocket Lake and the server cores a hypervisor reports
 /// under those names) is 256 bits, chosen to avoid the clock drop of 512-bit
 /// instructions in mixed code. Tensor kernels are long FMA loops where the
-/// 512-bit path is more than twice as fast (docs/benchmarks.md), so kiln asks
+/// 512-bit path does twice the work per instruction, so kiln asks
 /// for the widest registers and marks its kernels with that width
 /// ("prefer-vector-width"), so that LLVM's own vectorisers agree.
 static int vector_width_bits(llvm::TargetMachine& tm) {

@@ -117,7 +117,7 @@ std::optional<Error> collect_dataset(const std::vector<std::string>& op_files, c
     if (auto program = r.config.program())
       done.emplace(r.task.workload_key, *program);
 
-  space::SpaceParams params = space_params(target);
+  space::SpaceParams params = space::space_params(target);
   for (size_t t = 0; t < tasks.size(); ++t) {
     const auto& [file, dag] = tasks[t];
     DatasetProgress p{fmt::format("{} ({})", dag.name(), shape_text(dag)), static_cast<int>(t) + 1,

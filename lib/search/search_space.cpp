@@ -77,13 +77,6 @@ std::optional<Point> SketchSearchSpace::point_of(const record::Config& c) const 
   return c.point;
 }
 
-space::SpaceParams space_params(const Target& target) {
-  space::SpaceParams p;
-  p.vector_lanes = target.vector_lanes(ir::bits(ir::ScalarType::F32));
-  p.cores = target.cores;
-  return p;
-}
-
 Expected<std::unique_ptr<SearchSpace>> make_search_space(const ir::ComputeDAG& dag,
                                                          const Target& target,
                                                          const std::string& space_name,
@@ -93,9 +86,10 @@ Expected<std::unique_ptr<SearchSpace>> make_search_space(const ir::ComputeDAG& d
                                            "--space sketch)",
                                            template_name));
   if (space_name != "template" && template_name.empty())
-    return std::unique_ptr<SearchSpace>(new SketchSearchSpace(dag, space_params(target)));
-  auto t = template_name.empty() ? space::match_template(dag, space_params(target))
-                                 : space::make_template(template_name, dag, space_params(target));
+    return std::unique_ptr<SearchSpace>(new SketchSearchSpace(dag, space::space_params(target)));
+  auto t = template_name.empty()
+               ? space::match_template(dag, space::space_params(target))
+               : space::make_template(template_name, dag, space::space_params(target));
   if (!t)
     return t.error();
   return std::unique_ptr<SearchSpace>(new TemplateSearchSpace(std::move(*t)));

@@ -1,5 +1,5 @@
-// Vector code for the schedules tuned kernels use most (docs/benchmarks.md,
-// "Limitations found" 2–4): a fused parallel outer loop, a split tail inside
+// Vector code for the schedules tuned kernels use most: a fused parallel
+// outer loop, a split tail inside
 // a vector loop, a vector loop whose width is not a power of two. Each
 // kernel is checked against the interpreter at odd extents, and its LLVM IR
 // is checked for what made it slow: gathers, or no vector arithmetic at all.
@@ -166,9 +166,9 @@ TEST_CASE("a vector loop of a width that is not a power of two", "[e2e][codegen]
 
 TEST_CASE("a conv vectorized over output channels loads weights and tile as whole vectors",
           "[e2e][codegen][vector]") {
-  // The weight-vectorized sketch's structure (space/sketch.h, rule 3): the
-  // kernel copied at the root, a register tile of 7 columns x 16 channels
-  // with k innermost. Lowering stores k last in the copy and the tile
+  // The weight-vectorized sketch's structure (the MultiLevelTilingWeightVectorized rule,
+  // lib/space/sketch_rules.h): the kernel copied at the root, a register tile of 7 columns x 16
+  // channels with k innermost. Lowering stores k last in the copy and the tile
   // (schedule/vector_layout.cpp), so kiln emits no gather or scatter for
   // the kernel's vector loops (before, every access in the register tile
   // was one). The IR is read before LLVM's own passes: its loop vectorizer

@@ -28,7 +28,7 @@ struct SpaceFlags {
 /// `kiln space --template NAME`: the template's knobs, its size, or sampled
 /// configs.
 static int template_space(const ir::ComputeDAG& dag, const SpaceFlags& f) {
-  auto t = space::make_template(f.template_name, dag, search::space_params(codegen::host_target()));
+  auto t = space::make_template(f.template_name, dag, space::space_params(codegen::host_target()));
   if (!t)
     return fail(t.error());
   const space::ConfigSpace& sp = (*t)->space();
@@ -61,7 +61,7 @@ static int run(const SpaceFlags& f) {
   if (f.size)
     return fail(Error("bad-option", "--size counts a template's space: add --template NAME "
                                     "(the sketch space is sampled, not enumerated)"));
-  space::SketchSpace sp(*dag, search::space_params(codegen::host_target()));
+  space::SketchSpace sp(*dag, space::space_params(codegen::host_target()));
   if (f.sketches || f.samples <= 0) {
     fmt::print("{} sketches for {}\n\n{}", sp.sketches().size(), dag->name(), sp.describe());
     if (f.samples <= 0)

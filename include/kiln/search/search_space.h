@@ -8,6 +8,7 @@
 #include "kiln/schedule/program_key.h"
 #include "kiln/schedule/state.h"
 #include "kiln/space/sketch.h"
+#include "kiln/space/space_params.h"
 #include "kiln/space/templates.h"
 #include "kiln/support/target.h"
 
@@ -113,10 +114,6 @@ public:
 private:
   std::unique_ptr<space::Template> template_;
 };
-
-/// What a search space needs of the machine: the longest vector loop (the
-/// target's f32 lanes) and its cores.
-space::SpaceParams space_params(const Target& target);
 
 /// The space `kiln tune --space NAME [--template T]` names: "sketch" (the
 /// default when both are empty), or "template" with the named template or,

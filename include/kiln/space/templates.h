@@ -24,7 +24,7 @@
 #include "kiln/ir/compute_dag.h"
 #include "kiln/schedule/transform_step.h"
 #include "kiln/space/config_space.h"
-#include "kiln/space/sketch.h"
+#include "kiln/space/space_params.h"
 #include "kiln/support/error.h"
 
 #include <memory>

@@ -29,8 +29,8 @@ TEST_CASE("linearize: affine forms, nullopt on div and mod", "[ir][linear_form]"
 
 TEST_CASE("atomic forms: equal div and mod subterms cancel", "[ir][linear_form]") {
   Expr f = Var::make("f"), j = Var::make("j");
-  // The index a fused parallel loop leaves after compute_at (benchmarks.md,
-  // "Limitations found" 2): the region base is subtracted from the index.
+  // The index a fused parallel loop leaves after compute_at: the region
+  // base is subtracted from the index.
   REQUIRE(canonical(f % 4 * 256 + j - f % 4 * 256) == "j");
   REQUIRE(canonical(f / 2 * 256 + (Expr(0) * 256 + j * 4) - (f / 2 * 256 + j * 4)) == "0");
   // Atoms over operands that are equal once canonical are one atom.
