@@ -174,48 +174,63 @@ bool read_result(int fd, record::MeasureResult& r) {
   }
 }
 
+/// A running worker process and the two pipe ends that talk to it.
+struct WorkerProcess {
+  pid_t pid = -1;
+  int to = -1, from = -1;
+};
+
+/// Forks a worker. Plain data and a free function, so that a failure (no file
+/// descriptors left, no processes left) destroys no half-built runner.
+Expected<WorkerProcess> start_worker(const ir::ComputeDAG& dag, const Reference& reference,
+                                     const RunnerOptions& options) {
+  int to_worker[2], from_worker[2];
+  if (::pipe(to_worker) != 0)
+    return Error("worker-error", fmt::format("cannot create a pipe: {}", std::strerror(errno)));
+  if (::pipe(from_worker) != 0) {
+    ::close(to_worker[0]);
+    ::close(to_worker[1]);
+    return Error("worker-error", fmt::format("cannot create a pipe: {}", std::strerror(errno)));
+  }
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    for (int fd : {to_worker[0], to_worker[1], from_worker[0], from_worker[1]})
+      ::close(fd);
+    return Error("worker-error",
+                 fmt::format("cannot start a worker process: {}", std::strerror(errno)));
+  }
+  if (pid == 0) {
+    ::close(to_worker[1]);
+    ::close(from_worker[0]);
+    worker_main(to_worker[0], from_worker[1], dag, reference, options);
+  }
+  ::close(to_worker[0]);
+  ::close(from_worker[1]);
+  return WorkerProcess{pid, to_worker[1], from_worker[0]};
+}
+
 class IsolatedRunner : public Runner {
 public:
   IsolatedRunner(const ir::ComputeDAG& dag, const Reference& reference,
-                 const RunnerOptions& options)
-      : dag_(dag), reference_(reference), options_(options) {}
+                 const RunnerOptions& options, WorkerProcess worker)
+      : dag_(dag), reference_(reference), options_(options), pid_(worker.pid), to_(worker.to),
+        from_(worker.from) {}
 
   ~IsolatedRunner() override { stop_worker(); }
 
-  std::optional<Error> start_worker() {
-    int to_worker[2], from_worker[2];
-    if (::pipe(to_worker) != 0)
-      return Error("worker-error", fmt::format("cannot create a pipe: {}", std::strerror(errno)));
-    if (::pipe(from_worker) != 0) {
-      ::close(to_worker[0]);
-      ::close(to_worker[1]);
-      return Error("worker-error", fmt::format("cannot create a pipe: {}", std::strerror(errno)));
-    }
-    pid_t pid = ::fork();
-    if (pid < 0)
-      return Error("worker-error",
-                   fmt::format("cannot start a worker process: {}", std::strerror(errno)));
-    if (pid == 0) {
-      ::close(to_worker[1]);
-      ::close(from_worker[0]);
-      worker_main(to_worker[0], from_worker[1], dag_, reference_, options_);
-    }
-    ::close(to_worker[0]);
-    ::close(from_worker[1]);
-    pid_ = pid;
-    to_ = to_worker[1];
-    from_ = from_worker[0];
-    return std::nullopt;
-  }
-
   record::MeasureResult run(const codegen::ObjectCode& object) override {
     record::MeasureResult result;
-    if (pid_ < 0)
-      if (auto err = start_worker()) {
+    if (pid_ < 0) {
+      auto worker = start_worker(dag_, reference_, options_);
+      if (!worker) {
         result.error = record::MeasureError::RuntimeCrash;
-        result.message = err->message();
+        result.message = worker.error().message();
         return result;
       }
+      pid_ = worker->pid;
+      to_ = worker->to;
+      from_ = worker->from;
+    }
     Stopwatch clock;
     std::string bytes(object.bytes.begin(), object.bytes.end());
     if (!write_string(to_, object.kernel) || !write_string(to_, object.packed_kernel) ||
@@ -273,8 +288,8 @@ private:
   ir::ComputeDAG dag_;
   const Reference& reference_;
   RunnerOptions options_;
-  pid_t pid_ = -1;
-  int to_ = -1, from_ = -1;
+  pid_t pid_;
+  int to_, from_;
 };
 
 } // namespace
@@ -293,10 +308,10 @@ Expected<std::unique_ptr<Runner>> make_isolated_runner(const ir::ComputeDAG& dag
                                                        const RunnerOptions& options) {
   // A worker that dies mid-write must not kill us with SIGPIPE.
   std::signal(SIGPIPE, SIG_IGN);
-  auto runner = std::make_unique<IsolatedRunner>(dag, reference, options);
-  if (auto err = runner->start_worker())
-    return *err;
-  return std::unique_ptr<Runner>(std::move(runner));
+  auto worker = start_worker(dag, reference, options);
+  if (!worker)
+    return worker.error();
+  return std::unique_ptr<Runner>(new IsolatedRunner(dag, reference, options, *worker));
 }
 
 } // namespace kiln::measure

@@ -3,6 +3,7 @@
 // it, configs carry the template's knobs and steps, and resume finds logged
 // configs' points again.
 #include "../ir/test_dags.h"
+#include "recording_space.h"
 
 #include "kiln/model/xgboost_model.h"
 #include "kiln/search/search_space.h"
@@ -13,7 +14,6 @@
 
 #include <cmath>
 #include <map>
-#include <mutex>
 #include <set>
 
 using namespace kiln;
@@ -21,30 +21,7 @@ using namespace kiln::search;
 
 namespace {
 
-/// The template space, remembering the point of every schedule it built,
-/// so that the simulated measurer, which is given schedules, can price them
-/// by their knobs.
-class RecordingSpace : public TemplateSearchSpace {
-public:
-  using TemplateSearchSpace::TemplateSearchSpace;
-  Expected<schedule::State> state(const Point& p) const override {
-    auto s = TemplateSearchSpace::state(p);
-    if (s) {
-      std::lock_guard<std::mutex> lock(mutex_); // predict() builds on two threads
-      points_[s->key()] = p;
-    }
-    return s;
-  }
-  const Point* point_built(const schedule::State& s) const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = points_.find(s.key());
-    return it == points_.end() ? nullptr : &it->second;
-  }
-
-private:
-  mutable std::mutex mutex_;
-  mutable std::map<schedule::ProgramKey, Point> points_;
-};
+using RecordingSpace = test::RecordingSpace<TemplateSearchSpace>;
 
 /// Seconds of a template config under a made-up machine: best with
 /// register tile rows of 4 and columns of 16, the cache and parallel loops.

@@ -1,6 +1,7 @@
 // The tuner with a simulated measurer: a known cost function over configs,
 // so that runs are deterministic and fast (no compiling, no timing).
 #include "../ir/test_dags.h"
+#include "recording_space.h"
 
 #include "kiln/model/program_features.h"
 #include "kiln/model/xgboost_model.h"
@@ -14,7 +15,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <mutex>
 #include <set>
 #include <tuple>
 
@@ -54,32 +54,7 @@ double late_sketch_seconds(const space::SketchSpace& sp, const Point& p) {
 
 using CostFunction = double (*)(const space::SketchSpace&, const Point&);
 
-/// The sketch space, remembering the point of every schedule it built, so
-/// that a simulated measurer, which is given schedules, can price them by
-/// their points.
-class RecordingSpace : public SketchSearchSpace {
-public:
-  using SketchSearchSpace::SketchSearchSpace;
-  Expected<schedule::State> state(const Point& p) const override {
-    auto s = SketchSearchSpace::state(p);
-    if (s) {
-      std::lock_guard<std::mutex> lock(mutex_); // predict() builds on two threads
-      points_[s->key()] = p;
-    }
-    return s;
-  }
-  /// The point a schedule was built from; nullptr for one the space never
-  /// built (the naive schedule, a start schedule read from a file).
-  const Point* point_built(const schedule::State& s) const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = points_.find(s.key());
-    return it == points_.end() ? nullptr : &it->second;
-  }
-
-private:
-  mutable std::mutex mutex_;
-  mutable std::map<schedule::ProgramKey, Point> points_;
-};
+using RecordingSpace = test::RecordingSpace<SketchSearchSpace>;
 
 class SimulatedMeasurer : public measure::Measurer {
 public:
