@@ -9,6 +9,7 @@
 #include <memory>
 #include <mutex>
 #include <pthread.h>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -57,9 +58,18 @@ thread_local bool in_parallel_loop = false;
 /// with an earlier job's function.
 class ThreadPool {
 public:
-  explicit ThreadPool(int threads) : threads_(threads) {
-    for (int i = 1; i < threads_; ++i)
-      workers_.emplace_back([this] { worker_loop(); });
+  /// Starts threads - 1 workers, or as many as the system allows: a pool
+  /// with fewer threads is slower, never wrong, and this is reached from
+  /// JIT-compiled code, which no exception may unwind through.
+  explicit ThreadPool(int threads) : requested_(threads) {
+    for (int i = 1; i < threads; ++i) {
+      try {
+        workers_.emplace_back([this] { worker_loop(); });
+      } catch (const std::system_error&) {
+        break;
+      }
+    }
+    threads_ = static_cast<int>(workers_.size()) + 1;
   }
 
   ~ThreadPool() {
@@ -74,6 +84,7 @@ public:
   }
 
   int threads() const { return threads_; }
+  int requested() const { return requested_; }
 
   void run(std::int64_t n, kiln_task_fn fn, void* closure) {
     // One job at a time: kernels launched from two threads take turns.
@@ -161,7 +172,8 @@ private:
     }
   }
 
-  const int threads_;
+  const int requested_;
+  int threads_ = 1;
   std::vector<std::thread> workers_;
   std::mutex run_mutex_;
   std::mutex mutex_;
@@ -193,7 +205,7 @@ ThreadPool& the_pool() {
   std::call_once(at_fork, [] { ::pthread_atfork(nullptr, nullptr, &forget_pool_in_child); });
   std::lock_guard<std::mutex> lock(pool_mutex);
   int want = requested_threads > 0 ? requested_threads : default_threads();
-  if (!pool || pool->threads() != want)
+  if (!pool || pool->requested() != want)
     pool = std::make_unique<ThreadPool>(want);
   return *pool;
 }
@@ -219,7 +231,7 @@ extern "C" void kiln_rt_parallel_for(std::int64_t n, kiln_task_fn fn, void* clos
 
 extern "C" void kiln_rt_set_num_threads(int n) {
   std::lock_guard<std::mutex> lock(pool_mutex);
-  requested_threads = n > 0 ? n : 0;
+  requested_threads = n > 0 ? std::min(n, KILN_RT_MAX_THREADS) : 0;
 }
 
 extern "C" int kiln_rt_num_threads(void) {

@@ -5,7 +5,9 @@
 #include <array>
 #include <cctype>
 #include <charconv>
+#include <cstdint>
 #include <optional>
+#include <utility>
 
 namespace kiln::ir {
 
@@ -177,8 +179,8 @@ private:
       if (text_[pos_] == '\n') {
         ++line_;
         column_ = 1;
-      } else {
-        ++column_;
+      } else if ((static_cast<unsigned char>(text_[pos_]) & 0xC0) != 0x80) {
+        ++column_; // a column is a character: UTF-8 continuation bytes add none
       }
     }
   }
@@ -259,6 +261,23 @@ private:
     }
   }
 
+  /// The length and code point of the UTF-8 character of two to four bytes
+  /// at `pos`, or nothing when the bytes there are not one.
+  std::optional<std::pair<std::size_t, std::uint32_t>> utf8_character(std::size_t pos) const {
+    const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text_[pos + i]); };
+    const unsigned char lead = byte(0);
+    std::size_t length = lead >= 0xF0 && lead < 0xF5 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC2 ? 2 : 0;
+    if (lead >= 0xF5 || length == 0 || pos + length > text_.size())
+      return std::nullopt;
+    std::uint32_t code = lead & (0x7F >> length);
+    for (std::size_t i = 1; i < length; ++i) {
+      if ((byte(i) & 0xC0) != 0x80)
+        return std::nullopt;
+      code = code << 6 | (byte(i) & 0x3F);
+    }
+    return std::pair{length, code};
+  }
+
   [[noreturn]] void unexpected_character(char c) const {
     std::string hint;
     switch (c) {
@@ -280,9 +299,13 @@ private:
              "+ - * / % ! && || == != < <= > >=";
       break;
     }
-    std::string shown = std::isprint(static_cast<unsigned char>(c))
-                            ? fmt::format("'{}'", c)
-                            : fmt::format("'\\x{:02x}'", static_cast<unsigned char>(c));
+    std::string shown;
+    if (std::isprint(static_cast<unsigned char>(c)))
+      shown = fmt::format("'{}'", c);
+    else if (auto utf8 = utf8_character(pos_))
+      shown = fmt::format("'{}' (U+{:04X})", text_.substr(pos_, utf8->first), utf8->second);
+    else
+      shown = fmt::format("byte 0x{:02x} (not text)", static_cast<unsigned char>(c));
     fail_at(source_, line_, column_, "unexpected-character",
             fmt::format("unexpected character {}; {}", shown, hint));
   }

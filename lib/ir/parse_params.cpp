@@ -6,26 +6,35 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
+#include <limits>
 
 namespace kiln::ir::parse {
 
-/// A whole-string integer with an optional sign, or nothing.
-static std::optional<std::int64_t> parse_integer(std::string_view s) {
+/// A whole-string integer with an optional sign; std::errc::result_out_of_range
+/// when it is one but does not fit 64 bits, std::errc::invalid_argument when
+/// it is none.
+static std::errc parse_integer(std::string_view s, std::int64_t& value) {
   s = trim(s);
   if (!s.empty() && s.front() == '+')
     s.remove_prefix(1);
-  std::int64_t value = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-  if (s.empty() || ec != std::errc() || end != s.data() + s.size())
-    return std::nullopt;
-  return value;
+  if (s.empty() || end != s.data() + s.size())
+    return std::errc::invalid_argument;
+  return ec;
 }
 
 std::vector<Override> check_overrides(const ParamOverrides& overrides) {
   std::vector<Override> out;
   for (const auto& [name, text] : overrides) {
-    std::optional<std::int64_t> value = parse_integer(text);
-    if (!value)
+    std::int64_t value = 0;
+    std::errc ec = parse_integer(text, value);
+    if (ec == std::errc::result_out_of_range)
+      throw UserError(Error("set-out-of-range",
+                            fmt::format("--set {}={}: the integer does not fit 64 bits (at most "
+                                        "{}); give a size the op can have",
+                                        name, text, std::numeric_limits<std::int64_t>::max())));
+    if (ec != std::errc())
       throw UserError(Error("set-not-integer",
                             fmt::format("--set {}={}: '{}' is not an integer; parameters are "
                                         "integers, e.g. --set {}=512",
@@ -35,7 +44,7 @@ std::vector<Override> check_overrides(const ParamOverrides& overrides) {
         std::find_if(out.begin(), out.end(), [&](const Override& o) { return o.name == name; });
     if (same != out.end())
       out.erase(same);
-    out.push_back(Override{name, text, *value});
+    out.push_back(Override{name, text, value});
   }
   return out;
 }

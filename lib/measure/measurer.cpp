@@ -2,7 +2,35 @@
 
 #include "kiln/support/stopwatch.h"
 
+#include <fmt/format.h>
+
+#include <cmath>
+
 namespace kiln::measure {
+
+/// The longest per-candidate timeout: a day. The isolated runner waits for
+/// an answer in whole milliseconds of an int.
+constexpr double kMaxTimeoutSeconds = 86400;
+
+std::optional<Error> check_options(const MeasureOptions& options) {
+  const RunnerOptions& r = options.runner;
+  if (!(r.timeout_seconds > 0 && r.timeout_seconds <= kMaxTimeoutSeconds))
+    return Error("bad-option",
+                 fmt::format("--timeout {:g}: a candidate needs more than 0 s to run; give "
+                             "seconds in (0, {:g}]",
+                             r.timeout_seconds, kMaxTimeoutSeconds));
+  if (r.timing.repeat < 1)
+    return Error("bad-option", fmt::format("--repeat {}: a kernel is timed at least once; give "
+                                           "1 or more",
+                                           r.timing.repeat));
+  if (r.timing.warmup < 0)
+    return Error("bad-option",
+                 fmt::format("warmup {}: give 0 or more warm-up calls", r.timing.warmup));
+  if (!(r.timing.min_repeat_ms >= 0 && std::isfinite(r.timing.min_repeat_ms)))
+    return Error("bad-option", fmt::format("--min-repeat-ms {:g}: give 0 or more milliseconds",
+                                           r.timing.min_repeat_ms));
+  return std::nullopt;
+}
 
 std::vector<record::MeasureResult> Measurer::measure(const std::vector<schedule::State>& states) {
   std::vector<const schedule::State*> pointers;
@@ -17,6 +45,8 @@ ProgramMeasurer::~ProgramMeasurer() = default;
 Expected<std::unique_ptr<ProgramMeasurer>> ProgramMeasurer::create(const ir::ComputeDAG& dag,
                                                                    const Target& target,
                                                                    const MeasureOptions& options) {
+  if (auto err = check_options(options))
+    return *err;
   std::unique_ptr<ProgramMeasurer> m(new ProgramMeasurer());
   m->dag_ = dag;
   auto reference = Reference::create(dag, target, options.seed, options.check);

@@ -37,14 +37,21 @@ static std::pair<double, double> judge(const std::vector<Scored>& programs,
   return {right, pairs};
 }
 
-double pairwise_accuracy(const std::vector<Scored>& programs, double min_gap) {
+std::optional<double> judged_pairwise_accuracy(const std::vector<Scored>& programs,
+                                               double min_gap) {
   double right = 0, pairs = 0;
   for (const auto& [task, idx] : by_task(programs)) {
     auto [r, p] = judge(programs, idx, min_gap);
     right += r;
     pairs += p;
   }
-  return pairs == 0 ? 0.5 : right / pairs;
+  if (pairs == 0)
+    return std::nullopt;
+  return right / pairs;
+}
+
+double pairwise_accuracy(const std::vector<Scored>& programs, double min_gap) {
+  return judged_pairwise_accuracy(programs, min_gap).value_or(0.5);
 }
 
 PerTaskPairwise pairwise_accuracy_per_task(const std::vector<Scored>& programs, double min_gap) {

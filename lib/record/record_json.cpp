@@ -7,6 +7,9 @@
 
 namespace kiln::record {
 
+/// The fastest a record may claim to be: 1 PFLOPS.
+constexpr double kMaxFlopsPerSecond = 1e15;
+
 using nlohmann::json;
 
 std::string to_json_line(const Record& r) {
@@ -126,6 +129,8 @@ public:
         fail("result.costs must be numbers");
       r.result.costs.push_back(c.get<double>());
     }
+    if (r.result.error == MeasureError::None)
+      check_timings(r);
     r.result.number = static_cast<int>(number<std::int64_t>(result, "number"));
     r.result.build_seconds = number<double>(result, "build_s");
     r.result.run_seconds = number<double>(result, "run_s");
@@ -140,6 +145,21 @@ public:
   }
 
 private:
+  /// A measured record's timings are positive, finite and physically
+  /// possible, or a damaged (or forged) record would become the best.
+  static void check_timings(const Record& r) {
+    if (r.result.costs.empty())
+      fail("result.costs is empty in a record without an error");
+    for (double c : r.result.costs) {
+      if (!(std::isfinite(c) && c > 0))
+        fail(fmt::format("result.costs holds {}; a time must be a positive number of seconds", c));
+      // 1 PFLOPS: past any CPU (a 192-core socket peaks near 50 TFLOPS).
+      if (r.task.flops / c > kMaxFlopsPerSecond)
+        fail(fmt::format("result.costs holds {:g} s for {:g} flops: {:g} GFLOPS is past any CPU", c,
+                         r.task.flops, r.task.flops / c / 1e9));
+    }
+  }
+
   [[noreturn]] static void fail(const std::string& why) {
     throw UserError(Error("bad-record", why));
   }

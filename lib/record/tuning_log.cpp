@@ -6,11 +6,20 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 namespace kiln::record {
 
 Expected<LoadedLog> load_log(const std::string& path) {
+  // An ifstream opens a directory and reads nothing from it: that is not an
+  // empty log.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    return Error("cannot-read-log",
+                 fmt::format("cannot read the tuning log '{}': it is a directory; give the log "
+                             "file (a .jsonl)",
+                             path));
   std::ifstream in(path, std::ios::binary);
   if (!in)
     return Error("cannot-read-log",
@@ -55,7 +64,33 @@ Expected<LoadedLog> load_logs(const std::vector<std::string>& paths) {
   return all;
 }
 
+/// Whether a file may take records: it is empty, or one of its first lines
+/// that hold anything is a JSON object (a log whose first lines are damaged
+/// still is a log). An op file or a report given as --log is not.
+static bool looks_like_log(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string line;
+  int lines = 0;
+  bool empty = true;
+  while (lines < 8 && std::getline(in, line)) {
+    auto first = line.find_first_not_of(" \t\r");
+    if (first == std::string::npos)
+      continue;
+    empty = false;
+    ++lines;
+    if (line[first] == '{')
+      return true;
+  }
+  return empty;
+}
+
 Expected<std::unique_ptr<LogWriter>> LogWriter::open(const std::string& path) {
+  if (!looks_like_log(path))
+    return Error("not-a-log",
+                 fmt::format("'{}' is not a tuning log (none of its first lines is a JSON "
+                             "record); appending records would damage it: give a new file or "
+                             "an existing log",
+                             path));
   // A log whose last line has no newline was cut off mid-write.
   bool needs_newline = false;
   if (std::FILE* existing = std::fopen(path.c_str(), "rb")) {

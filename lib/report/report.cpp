@@ -5,6 +5,8 @@
 #include "log_view.h"
 #include "sections.h"
 
+#include "kiln/support/output_file.h"
+
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -41,6 +43,8 @@ std::optional<Error> write_report(const record::LoadedLog& log, const std::strin
 
 std::optional<Error> write_report(const std::vector<std::string>& logs, const std::string& output,
                                   ReportOptions options) {
+  if (auto err = check_output_file(output, logs, "the report"))
+    return err;
   auto log = record::load_logs(logs);
   if (!log)
     return log.error();

@@ -6,7 +6,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <numeric>
 
 namespace kiln::schedule {
 
@@ -88,13 +87,18 @@ public:
     if (s.factors.empty())
       refuse("invalid-step",
              fmt::format("split of {}.{} needs at least one factor", s.stage, s.iter));
-    for (std::int64_t f : s.factors)
+    const Iterator old = st.iters[pos];
+    // A factor past the extent pads the loop; factors whose product wraps
+    // (a damaged record's 2^32 twice) would divide by 0.
+    std::int64_t inner = 1;
+    for (std::int64_t f : s.factors) {
       if (f < 1)
         refuse("invalid-step",
                fmt::format("split of {}.{}: factor {} must be at least 1", s.stage, s.iter, f));
-    const Iterator old = st.iters[pos];
-    std::int64_t inner =
-        std::accumulate(s.factors.begin(), s.factors.end(), std::int64_t{1}, std::multiplies<>());
+      if (__builtin_mul_overflow(inner, f, &inner))
+        refuse("invalid-step", fmt::format("split of {}.{}: the factors {} multiply past 2^63",
+                                           s.stage, s.iter, fmt::join(s.factors, ", ")));
+    }
     SplitRelation rel{old.name, {}, s.factors};
     std::vector<Iterator> parts;
     for (size_t i = 0; i <= s.factors.size(); ++i) {

@@ -19,6 +19,8 @@ static double mean_accuracy(const TuneResult& r) {
 Expected<Comparison> compare_modes(const ir::ComputeDAG& dag, const Target& target,
                                    const SessionOptions& options,
                                    const std::function<void(Mode)>& on_mode) {
+  if (auto err = check_options(options))
+    return *err;
   auto pretrained = load_pretrained_model(options.model_file, options.default_model);
   if (!pretrained)
     return pretrained.error();
@@ -28,6 +30,8 @@ Expected<Comparison> compare_modes(const ir::ComputeDAG& dag, const Target& targ
   auto space = make_search_space(dag, target, options.space, options.template_name);
   if (!space)
     return space.error();
+  if (auto err = check_strategy_fits(options.tune.strategy, **space))
+    return *err;
   Comparison out;
   out.log = options.log.empty() ? dag.name() + ".compare.jsonl" : options.log;
   auto writer = record::LogWriter::open(out.log);

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 
@@ -20,10 +21,36 @@ Expected<model::XGBoostModel> load_pretrained_model(const std::string& file,
   return m;
 }
 
+std::optional<Error> check_options(const SessionOptions& options) {
+  const TuneOptions& t = options.tune;
+  auto bad = [](std::string message) { return Error("bad-option", std::move(message)); };
+  if (t.mode != Mode::Offline && t.trials < 1)
+    return bad(fmt::format("--trials {}: an {} run measures at least one config; give 1 or more",
+                           t.trials, mode_name(t.mode)));
+  if (t.batch < 1)
+    return bad(
+        fmt::format("--batch {}: a round measures at least one config; give 1 or more", t.batch));
+  if (!(t.time_budget_seconds >= 0 && std::isfinite(t.time_budget_seconds)))
+    return bad(
+        fmt::format("--time-budget {:g}: give seconds, or 0 for no limit", t.time_budget_seconds));
+  if (t.early_stop < 0)
+    return bad(fmt::format("--early-stop {}: give a number of trials, or 0 for off", t.early_stop));
+  if (t.verify_top < 0)
+    return bad(fmt::format("--verify-top {}: give 0 or more picks", t.verify_top));
+  if (t.confirm_top < 0 || t.confirm_timings < 0)
+    return bad(fmt::format("--confirm-top {} --confirm-timings {}: give 0 or more of each",
+                           t.confirm_top, t.confirm_timings));
+  if (!(t.measure_fraction > 0 && t.measure_fraction <= 1))
+    return bad(fmt::format("--measure-fraction {:g}: give a share in (0, 1]", t.measure_fraction));
+  return measure::check_options(options.measure);
+}
+
 TuningSession::~TuningSession() = default;
 
 Expected<std::unique_ptr<TuningSession>>
 TuningSession::create(const ir::ComputeDAG& dag, const Target& target, SessionOptions options) {
+  if (auto err = check_options(options))
+    return *err;
   std::unique_ptr<TuningSession> s(new TuningSession());
   s->dag_ = dag;
   s->target_ = target;
@@ -44,6 +71,8 @@ TuningSession::create(const ir::ComputeDAG& dag, const Target& target, SessionOp
   auto space = make_search_space(dag, target, options.space, options.template_name);
   if (!space)
     return space.error();
+  if (auto err = check_strategy_fits(options.tune.strategy, **space))
+    return *err;
   s->space_ = std::move(*space);
   for (const std::string& file : options.start_schedules) {
     auto state = schedule::State::load(dag, file);

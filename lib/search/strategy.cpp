@@ -182,4 +182,14 @@ Expected<std::unique_ptr<SearchStrategy>> make_strategy(const std::string& name,
                            name));
 }
 
+std::optional<Error> check_strategy_fits(const std::string& name, const SearchSpace& space) {
+  if (name == "grid" && !space.size())
+    return Error("bad-option",
+                 fmt::format("--strategy grid walks a space in order, and the {} space is "
+                             "sampled, not enumerated: give --space template, or another "
+                             "strategy",
+                             space.name()));
+  return std::nullopt;
+}
+
 } // namespace kiln::search

@@ -41,7 +41,7 @@ static double batch_accuracy(const std::vector<record::Record>& records) {
   for (const record::Record& r : records)
     if (!std::isnan(r.predicted))
       scored.push_back({"", r.predicted, r.result.ok() ? 1.0 / r.result.median() : 0.0});
-  return model::pairwise_accuracy(scored);
+  return model::judged_pairwise_accuracy(scored).value_or(-1);
 }
 
 Tuner::Tuner(TaskSetup task, const SearchSpace& space, measure::Measurer& measurer,

@@ -16,9 +16,16 @@ std::string Error::render() const {
   if (where_.line_text.empty())
     return out;
   out += "\n  " + where_.line_text + "\n  ";
-  // Keep tabs so that the caret lines up under the same column.
-  for (int i = 1; i < where_.column && i <= static_cast<int>(where_.line_text.size()); ++i)
-    out += where_.line_text[i - 1] == '\t' ? '\t' : ' ';
+  // Columns count characters (a UTF-8 sequence is one): one space per
+  // character before the caret, and tabs kept so that it lines up.
+  int column = 1;
+  for (char c : where_.line_text) {
+    if ((static_cast<unsigned char>(c) & 0xC0) == 0x80)
+      continue; // a continuation byte of the character before
+    if (column++ >= where_.column)
+      break;
+    out += c == '\t' ? '\t' : ' ';
+  }
   out += '^';
   return out;
 }

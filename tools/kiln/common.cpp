@@ -7,7 +7,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <cstring>
 
 namespace kiln::tool {
 
@@ -20,10 +23,13 @@ void add_op_options(CLI::App* cmd, OpOptions& op, const std::string& schedule_he
 
 void add_timing_options(CLI::App* cmd, measure::TimingOptions& timing,
                         const std::string& repeat_help) {
-  cmd->add_option("--repeat", timing.repeat, repeat_help)->capture_default_str();
+  cmd->add_option("--repeat", timing.repeat, repeat_help)
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--min-repeat-ms", timing.min_repeat_ms,
                   "raise calls per repeat until a repeat lasts this long")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
 }
 
 int fail(const Error& e) {
@@ -58,10 +64,22 @@ std::string params_text(const ir::ComputeDAG& dag) {
   return s;
 }
 
+std::string shell_quote(const std::string& word) {
+  const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("_./=:@%+,-", c);
+  });
+  if (plain)
+    return word;
+  std::string out = "'";
+  for (char c : word)
+    out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 std::string op_command(const OpOptions& op) {
-  std::string s = op.file;
+  std::string s = shell_quote(op.file);
   for (const std::string& kv : op.sets)
-    s += " --set " + kv;
+    s += " --set " + shell_quote(kv);
   return s;
 }
 

@@ -44,7 +44,10 @@ Expected<schedule::LoweredFunc> lower_op(const ir::ComputeDAG& dag, const OpOpti
 
 /// "M=512 N=512 K=512".
 std::string params_text(const ir::ComputeDAG& dag);
-/// The op file and its --set flags, as the user would type them again.
+/// `word` as one shell word: unchanged when it is plain, else single-quoted.
+std::string shell_quote(const std::string& word);
+/// The op file and its --set flags, as the user would type them again
+/// (shell-quoted).
 std::string op_command(const OpOptions& op);
 
 /// Loads logs, printing a warning for every skipped line.

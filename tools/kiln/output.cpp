@@ -1,5 +1,7 @@
 #include "output.h"
 
+#include "common.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -82,9 +84,20 @@ std::string summary(const search::TuneResult& result, const std::string& op_file
   out += fmt::format("best: {:.2f} GFLOPS, {:.4f} ms (trial {}{})\n", b.gflops(),
                      b.result.median() * 1e3, b.trial,
                      result.confirmations > 0 ? ", the median of its timings" : "");
-  if (result.naive && result.naive->result.ok())
-    out += fmt::format("naive schedule: {:.2f} GFLOPS; speedup {:.1f}x\n", result.naive->gflops(),
-                       result.naive->result.median() / b.result.median());
+  if (result.naive && result.naive->result.ok()) {
+    const double speedup = result.naive->result.median() / b.result.median();
+    if (result.naive->config.program() == b.config.program())
+      out += fmt::format("naive schedule: {:.2f} GFLOPS; no tuned config beat it: the best is the "
+                         "naive schedule itself\n",
+                         result.naive->gflops());
+    else if (speedup < 1)
+      out += fmt::format("naive schedule: {:.2f} GFLOPS; no tuned config beat it (the best is "
+                         "{:.2f}x it: try more trials)\n",
+                         result.naive->gflops(), speedup);
+    else
+      out += fmt::format("naive schedule: {:.2f} GFLOPS; speedup {:.1f}x\n", result.naive->gflops(),
+                         speedup);
+  }
   for (const search::TuneResult::Start& s : result.starts) {
     if (s.seconds <= 0)
       out += fmt::format("start schedule (trial {}) failed: {} ({})\n", s.first.trial,
@@ -101,11 +114,13 @@ std::string summary(const search::TuneResult& result, const std::string& op_file
   if (!schedule_file.empty()) {
     out += fmt::format("best schedule written to {}\n", schedule_file);
     out += fmt::format("  see it:    kiln dump {} --schedule {} --stage loopnest\n", op_file,
-                       schedule_file);
-    out += fmt::format("  time it:   kiln run {} --schedule {}\n", op_file, schedule_file);
+                       shell_quote(schedule_file));
+    out += fmt::format("  time it:   kiln run {} --schedule {}\n", op_file,
+                       shell_quote(schedule_file));
   }
   if (!log_file.empty())
-    out += fmt::format("  replay it: kiln replay {} --task {}\n", log_file, b.task.workload_key);
+    out += fmt::format("  replay it: kiln replay {} --task {}\n", shell_quote(log_file),
+                       b.task.workload_key);
   return out;
 }
 

@@ -51,7 +51,8 @@ Command add_run_command(CLI::App& app, const ToolContext&) {
   add_timing_options(cmd, f->options.timing, "timed repeats");
   cmd->add_flag("--flush-cache", f->options.timing.flush_cache,
                 "flush the caches before every repeat (one call per repeat)");
-  cmd->add_option("--threads", f->threads, "threads for parallel loops (default: all cores)");
+  cmd->add_option("--threads", f->threads, "threads for parallel loops (default: all cores)")
+      ->check(CLI::Range(0, KILN_RT_MAX_THREADS));
   return {cmd, [f] { return run(*f); }};
 }
 

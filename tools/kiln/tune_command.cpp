@@ -6,6 +6,7 @@
 
 #include "kiln/codegen/target.h"
 #include "kiln/search/session.h"
+#include "kiln/support/output_file.h"
 
 #include <fmt/format.h>
 
@@ -32,6 +33,12 @@ static int run(CLI::App* cmd, TuneFlags& f, const ToolContext& ctx) {
              dag->name(), dag->workload_key(), target.cpu, target.triple,
              space_text((*session)->space()), f.mode, f.options.strategy, f.options.trials,
              (*session)->log_path());
+  // Found now, not after the run: a report that would replace an input or
+  // cannot be written.
+  if (!f.report.empty())
+    if (auto err = check_output_file(f.report, {(*session)->log_path(), f.op.file, f.op.schedule},
+                                     "the report"))
+      return fail(*err);
   bool tty = ::isatty(STDOUT_FILENO);
   std::int64_t errors = 0;
   auto result = (*session)->run([&](const search::RoundStats& r) {

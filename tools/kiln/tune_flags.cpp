@@ -40,7 +40,8 @@ void add_tune_flags(CLI::App* cmd, TuneFlags& f) {
                   "a trained cost model (kiln train); offline and hybrid runs default to the "
                   "shipped data/kiln-default.model");
   cmd->add_option("--save-model", f.save_model, "write the model trained during the run");
-  cmd->add_option("--threads", f.threads, "threads for parallel loops (default: all cores)");
+  cmd->add_option("--threads", f.threads, "threads for parallel loops (default: all cores)")
+      ->check(CLI::Range(0, KILN_RT_MAX_THREADS));
   cmd->add_option("--report", f.report, "write an HTML report of the run's log to this file");
   cmd->add_option("--space", f.space,
                   "sketch (Ansor, the default) | template (AutoTVM knobs; docs/templates.md)")

@@ -24,6 +24,10 @@ typedef void (*kiln_task_fn)(std::int64_t index, void* closure);
 /// parallel loop runs serially (nested parallelism is serialised).
 void kiln_rt_parallel_for(std::int64_t n, kiln_task_fn fn, void* closure);
 
+/// The most threads a parallel loop uses; kiln_rt_set_num_threads caps a
+/// larger request to it.
+#define KILN_RT_MAX_THREADS 1024
+
 /// Threads used by parallel loops (default: every core); n < 1 means the
 /// default. Must not be called while a parallel loop runs.
 void kiln_rt_set_num_threads(int n);

@@ -14,6 +14,7 @@
 
 #include <array>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -48,6 +49,10 @@ struct MeasureOptions {
   CheckOptions check;
   std::uint64_t seed = 1; ///< input data
 };
+
+/// A "bad-option" error naming the first option out of its range (by its
+/// `kiln` flag), or nothing. ProgramMeasurer::create checks its options so.
+std::optional<Error> check_options(const MeasureOptions& options);
 
 /// Builds (in parallel) and runs (one at a time) real kernels.
 class ProgramMeasurer : public Measurer {

@@ -3,6 +3,7 @@
 #ifndef KILN_MODEL_METRICS_H
 #define KILN_MODEL_METRICS_H
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,6 +28,11 @@ struct Scored {
 /// pairs whose labels differ by no more than that fraction of the larger
 /// (e.g. 0.05: within measurement noise, where no model can be right).
 double pairwise_accuracy(const std::vector<Scored>& programs, double min_gap = 0);
+
+/// pairwise_accuracy, or nothing when there is no pair to judge (a round's
+/// record says "not scored" rather than a made-up 0.5).
+std::optional<double> judged_pairwise_accuracy(const std::vector<Scored>& programs,
+                                               double min_gap = 0);
 
 /// pairwise_accuracy of each task alone (task name order), and their mean:
 /// every task weighs the same whatever its number of programs.

@@ -16,6 +16,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -81,6 +82,11 @@ private:
   std::unique_ptr<SearchSpace> space_;
   std::unique_ptr<record::LogWriter> log_;
 };
+
+/// A "bad-option" error naming the first option out of its range (by its
+/// `kiln tune` flag), or nothing. TuningSession::create and compare_modes
+/// check their options so, before anything is measured.
+std::optional<Error> check_options(const SessionOptions& options);
 
 /// The model of offline and hybrid runs: `file`, else `default_file` (the
 /// shipped one).

@@ -27,6 +27,7 @@
 #include "kiln/search/search_context.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,11 @@ public:
 /// the names.
 Expected<std::unique_ptr<SearchStrategy>> make_strategy(const std::string& name,
                                                         const StrategyOptions& options);
+
+/// An Error when the strategy cannot search the space: grid walks a space
+/// in order, so it needs one of known size (the template space; the sketch
+/// space is sampled, not enumerated).
+std::optional<Error> check_strategy_fits(const std::string& name, const SearchSpace& space);
 
 } // namespace kiln::search
 

@@ -2,6 +2,7 @@
 
 #include "kiln/codegen/compiler.h"
 #include "kiln/codegen/jit.h"
+#include "kiln/codegen/runtime.h"
 #include "kiln/codegen/target.h"
 #include "kiln/schedule/lower.h"
 
@@ -92,4 +93,11 @@ TEST_CASE("a target that cannot emit object files is a compile error", "[codegen
   auto object = (*compiler)->compile(schedule::lower_naive(test::matmul_dag(2, 2, 2)));
   REQUIRE_FALSE(object.ok());
   REQUIRE(object.error().id() == "compile-error");
+}
+
+TEST_CASE("a thread count past the runtime's limit is capped", "[codegen][runtime]") {
+  kiln_rt_set_num_threads(100000);
+  CHECK(kiln_rt_num_threads() == KILN_RT_MAX_THREADS);
+  kiln_rt_set_num_threads(0);
+  CHECK(kiln_rt_num_threads() >= 1);
 }

@@ -256,6 +256,14 @@ TEST_CASE("missing and damaged model files are errors", "[model][xgboost][error]
     bad[nl + 1 + (bad.size() - nl) / 2] ^= 0x5a;
     write_all(path, bad);
   }
+  SECTION("a damaged body whose header lacks the checksum") {
+    // The bytes never reach XGBoost, whose loader aborts on some of them.
+    std::string bad = good;
+    bad[nl + 1 + (bad.size() - nl) / 2] ^= 0x5a;
+    auto header = nlohmann::json::parse(good.substr(0, nl));
+    header.erase("model_fnv1a64");
+    write_all(path, header.dump() + "\n" + bad.substr(nl + 1));
+  }
   SECTION("garbage that passes the checksum") {
     // Only XGBoost can tell: its error must come back as an Error.
     std::string body(200, '\x7b');

@@ -128,6 +128,58 @@ TEST_CASE("a damaged or truncated line is skipped with its line number", "[recor
   std::filesystem::remove(path);
 }
 
+TEST_CASE("a record with an impossible time is skipped, not the best", "[record][log]") {
+  ir::ComputeDAG dag = test::matmul_dag(512, 512, 512);
+  std::string path = temp_path("impossible.jsonl");
+  {
+    std::ofstream out(path);
+    out << to_json_line(make_record(dag, 0.002, 0)) << "\n";
+    out << to_json_line(make_record(dag, 0.0, 1)) << "\n";    // no time at all
+    out << to_json_line(make_record(dag, 1e-9, 2)) << "\n";   // 2.7e8 GFLOPS
+    out << to_json_line(make_record(dag, -0.001, 3)) << "\n"; // negative
+  }
+  auto log = load_log(path);
+  REQUIRE(log.ok());
+  REQUIRE(log->records.size() == 1);
+  CHECK(log->records[0].trial == 0);
+  REQUIRE(log->warnings.size() == 3);
+  CHECK_THAT(log->warnings[1], Catch::Contains("past any CPU"));
+  CHECK_THAT(log->warnings[2], Catch::Contains("positive number of seconds"));
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("records are appended to a log only, and a directory is no log", "[record][log]") {
+  ir::ComputeDAG dag = test::matmul_dag(8, 8, 8);
+  std::string op = temp_path("op.kop");
+  {
+    std::ofstream out(op);
+    out << "# an op file given as --log by mistake\nop matmul\n";
+  }
+  auto refused = LogWriter::open(op);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().id() == "not-a-log");
+  CHECK_THAT(refused.error().message(), Catch::Contains(op));
+  std::ifstream in(op);
+  std::string first;
+  std::getline(in, first);
+  CHECK(first == "# an op file given as --log by mistake"); // untouched
+
+  // A log whose first line is damaged is still a log.
+  std::string damaged = temp_path("first_line_damaged.jsonl");
+  {
+    std::ofstream out(damaged);
+    out << "garbage\n" << to_json_line(make_record(dag, 0.001, 0)) << "\n";
+  }
+  CHECK(LogWriter::open(damaged).ok());
+  std::filesystem::remove(op);
+  std::filesystem::remove(damaged);
+
+  auto dir = load_log(std::filesystem::temp_directory_path().string());
+  REQUIRE_FALSE(dir.ok());
+  CHECK(dir.error().id() == "cannot-read-log");
+  CHECK_THAT(dir.error().message(), Catch::Contains("is a directory"));
+}
+
 TEST_CASE("history best: exact target, then same family, then any", "[record][log]") {
   ir::ComputeDAG dag = test::matmul_dag(8, 8, 8);
   std::vector<Record> records = {make_record(dag, 0.004, 0, "znver4"),

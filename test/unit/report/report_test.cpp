@@ -361,6 +361,19 @@ TEST_CASE("write_report writes the page or says why it cannot", "[report]") {
   REQUIRE(err);
   REQUIRE(err->id() == "cannot-write-report");
   REQUIRE(err->message().find("no/such/dir") != std::string::npos);
+
+  // `kiln report LOG -o LOG` must not replace the log with the page, under
+  // any name the log goes by.
+  const auto log_size = std::filesystem::file_size(log_path);
+  for (const std::string& same : {log_path, (dir / "." / "log.jsonl").string()}) {
+    auto refused = report::write_report(std::vector<std::string>{log_path}, same);
+    REQUIRE(refused);
+    CHECK(refused->id() == "output-is-input");
+  }
+  CHECK(std::filesystem::file_size(log_path) == log_size);
+  auto into_dir = report::write_report(std::vector<std::string>{log_path}, dir.string());
+  REQUIRE(into_dir);
+  CHECK(into_dir->id() == "cannot-write");
   std::filesystem::remove_all(dir);
 }
 

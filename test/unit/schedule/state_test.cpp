@@ -48,6 +48,9 @@ TEST_CASE("steps that cannot apply are refused with a reason", "[schedule][state
   refused(SplitStep{"D", "i", {2}}, "unknown-stage", "no stage 'D'");
   refused(SplitStep{"C", "q", {2}}, "unknown-iterator", "has no loop 'q'");
   refused(SplitStep{"C", "i", {0}}, "invalid-step", "at least 1");
+  // A damaged record's factors: they would wrap the product to 0 (SIGFPE).
+  refused(SplitStep{"C", "i", {std::int64_t{1} << 32, std::int64_t{1} << 32}}, "invalid-step",
+          "multiply past 2^63");
   refused(AnnotateStep{"C", "k", Annotation::Vectorize}, "invalid-step", "reduction loop");
   refused(AnnotateStep{"C", "k", Annotation::Parallel}, "invalid-step", "reduction loop");
   refused(FuseStep{"C", {"i", "k"}}, "invalid-step", "not adjacent");
@@ -117,6 +120,21 @@ TEST_CASE("every step round-trips through JSON and replays to the same state", "
   auto back = steps_from_json(steps_to_json(c.steps()));
   REQUIRE(back.ok());
   REQUIRE(*back == c.steps());
+}
+
+TEST_CASE("split factors whose product overflows are refused", "[schedule][state]") {
+  State s(test::matmul_dag(1 << 22, 8, 8));
+  auto err = s.apply(SplitStep{"C", "i", {1 << 22, 1 << 22, 1 << 22}});
+  REQUIRE(err.has_value());
+  CHECK(err->id() == "invalid-step");
+  CHECK_THAT(err->message(), Catch::Contains("multiply past 2^63"));
+  // A schedule file with such a step replays to an error, not a signal.
+  auto steps = steps_from_json(
+      R"([{"step": "split", "stage": "C", "iter": "i", "factors": [4294967296, 4294967296]}])");
+  REQUIRE(steps.ok());
+  auto replayed = State::replay(test::matmul_dag(8, 8, 8), *steps);
+  REQUIRE_FALSE(replayed.ok());
+  CHECK(replayed.error().id() == "invalid-step");
 }
 
 TEST_CASE("malformed schedules are clear errors", "[schedule][json]") {

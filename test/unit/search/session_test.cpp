@@ -87,3 +87,28 @@ TEST_CASE("a best schedule file that cannot be written is an error", "[search][s
   CHECK_THAT(result.error().message(), Catch::Contains(log + ".best.json"));
   std::filesystem::remove_all(log + ".best.json");
 }
+
+TEST_CASE("options out of range are refused before anything runs", "[search][session][error]") {
+  const std::string log = temp_path("bad_options.jsonl");
+  std::filesystem::remove(log);
+  auto refused = [&](auto change, const char* flag) {
+    search::SessionOptions o = small_run(log);
+    change(o);
+    auto session =
+        search::TuningSession::create(test::matmul_dag(16, 16, 16), codegen::host_target(), o);
+    REQUIRE_FALSE(session.ok());
+    CHECK(session.error().id() == "bad-option");
+    CHECK_THAT(session.error().message(), Catch::StartsWith(flag));
+  };
+  refused([](search::SessionOptions& o) { o.tune.trials = 0; }, "--trials 0");
+  refused([](search::SessionOptions& o) { o.tune.batch = 0; }, "--batch 0");
+  refused([](search::SessionOptions& o) { o.tune.time_budget_seconds = -1; }, "--time-budget");
+  refused([](search::SessionOptions& o) { o.tune.measure_fraction = 0; }, "--measure-fraction");
+  refused([](search::SessionOptions& o) { o.measure.runner.timeout_seconds = 0; }, "--timeout 0");
+  refused([](search::SessionOptions& o) { o.measure.runner.timeout_seconds = 1e12; },
+          "--timeout 1e+12");
+  refused([](search::SessionOptions& o) { o.measure.runner.timing.repeat = 0; }, "--repeat 0");
+  // Grid walks a space in order: the sampled sketch space has none.
+  refused([](search::SessionOptions& o) { o.tune.strategy = "grid"; }, "--strategy grid");
+  CHECK_FALSE(std::filesystem::exists(log)); // refused before the log was opened
+}

@@ -1,0 +1,33 @@
+#include "kiln/support/output_file.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <system_error>
+
+namespace kiln {
+
+std::optional<Error> check_output_file(const std::string& output,
+                                       const std::vector<std::string>& inputs,
+                                       const std::string& what) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  for (const std::string& input : inputs)
+    if (!input.empty() && fs::equivalent(output, input, ec))
+      return Error("output-is-input",
+                   fmt::format("'{}' is an input of this command; writing {} there would "
+                               "destroy it: give another path",
+                               output, what));
+  if (fs::is_directory(output, ec))
+    return Error("cannot-write", fmt::format("cannot write {} to '{}': it is a directory; give a "
+                                             "file path",
+                                             what, output));
+  fs::path dir = fs::path(output).parent_path();
+  if (!dir.empty() && !fs::is_directory(dir, ec))
+    return Error("cannot-write",
+                 fmt::format("cannot write {} to '{}': the directory '{}' does not exist", what,
+                             output, dir.string()));
+  return std::nullopt;
+}
+
+} // namespace kiln
