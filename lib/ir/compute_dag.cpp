@@ -1,11 +1,16 @@
 #include "kiln/ir/compute_dag.h"
 
+#include "bounds_check.h"
+
 #include "kiln/ir/expr_visitor.h"
+#include "kiln/ir/limits.h"
 #include "kiln/ir/printer.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 namespace kiln::ir {
@@ -76,6 +81,10 @@ public:
               "a reduction must be the whole right-hand side of a stage; compute it in its own "
               "stage");
     top_level_ = false;
+    if (r->axes.size() > static_cast<std::size_t>(kMaxDimensions))
+      invalid(stage_, "limit-exceeded",
+              fmt::format("a reduction over {} axes; a reduction has at most {}", r->axes.size(),
+                          kMaxDimensions));
     size_t before = bound_.size();
     for (const IterVar& a : r->axes) {
       if (a.extent <= 0)
@@ -106,12 +115,54 @@ private:
 };
 } // namespace
 
+/// The number of elements of `shape` and their bytes, or nullopt when either
+/// does not fit in 63 bits.
+static std::optional<std::int64_t> checked_bytes(const std::vector<std::int64_t>& shape,
+                                                 std::int64_t element_bytes) {
+  std::int64_t n = element_bytes;
+  for (std::int64_t extent : shape)
+    if (__builtin_mul_overflow(n, extent, &n))
+      return std::nullopt;
+  return n;
+}
+
+static std::string shape_product(const std::vector<std::int64_t>& shape) {
+  std::vector<std::string> parts;
+  for (std::int64_t e : shape)
+    parts.push_back(std::to_string(e));
+  return fmt::format("{}", fmt::join(parts, " x "));
+}
+
+/// Every size of a stage, and every loop over its iteration space (its
+/// elements times its reduction), must fit in a signed 64-bit index.
+static void check_size(const Stage& stage) {
+  std::vector<std::int64_t> shape = stage.shape();
+  if (!checked_bytes(shape, bytes(stage.dtype)))
+    invalid(stage, "too-large",
+            fmt::format("its {} elements of {} take more than 2^63 bytes; make the extents "
+                        "smaller (e.g. with --set)",
+                        shape_product(shape), type_name(stage.dtype)));
+  if (const Reduce* r = stage.reduction()) {
+    for (const IterVar& a : r->axes)
+      shape.push_back(a.extent);
+    if (!checked_bytes(shape, 1))
+      invalid(stage, "too-large",
+              fmt::format("its iteration space {} (axes, then reduction axes) has more than "
+                          "2^63 points; make the extents smaller (e.g. with --set)",
+                          shape_product(shape)));
+  }
+}
+
 void validate_stage(const std::vector<Stage>& earlier, const Stage& stage) {
   if (stage.name.empty())
     throw UserError(Error("syntax-error", "a stage needs a name"));
   for (const Stage& s : earlier)
     if (s.name == stage.name)
       invalid(stage, "duplicate-name", "the name is already used by an earlier stage");
+  if (stage.axes.size() > static_cast<std::size_t>(kMaxDimensions))
+    invalid(
+        stage, "limit-exceeded",
+        fmt::format("{} dimensions; a tensor has at most {}", stage.axes.size(), kMaxDimensions));
   std::set<std::string> axis_names;
   for (const IterVar& a : stage.axes) {
     if (a.extent <= 0)
@@ -123,19 +174,31 @@ void validate_stage(const std::vector<Stage>& earlier, const Stage& stage) {
   if (stage.is_placeholder()) {
     if (stage.body.defined())
       invalid(stage, "syntax-error", "an input has no body");
+    check_size(stage);
     return;
   }
   if (!stage.body.defined())
     invalid(stage, "syntax-error", "a compute stage needs a body");
+  if (stage.body.depth() > kMaxExprDepth)
+    invalid(stage, "limit-exceeded",
+            fmt::format("the body nests {} levels deep; an expression nests at most {} (compute "
+                        "parts of it in stages of their own)",
+                        stage.body.depth(), kMaxExprDepth));
   if (stage.body.type() != stage.dtype)
     invalid(stage, "type-error",
             fmt::format("declared {} but its body is {}", type_name(stage.dtype),
                         type_name(stage.body.type())));
   BodyChecker(earlier, stage).check(stage.body);
+  check_size(stage);
+  check_access_bounds(earlier, stage);
 }
 
 ComputeDAG::ComputeDAG(std::string name, std::vector<Stage> stages, std::vector<Param> params)
     : name_(std::move(name)), stages_(std::move(stages)), params_(std::move(params)) {
+  if (stages_.size() > static_cast<std::size_t>(kMaxStages))
+    throw UserError(
+        Error("limit-exceeded", fmt::format("op '{}' has {} stages; an op has at most {}", name_,
+                                            stages_.size(), kMaxStages)));
   std::vector<Stage> earlier;
   earlier.reserve(stages_.size());
   bool has_output = false;

@@ -23,6 +23,7 @@
 #include "lexer.h"
 
 #include "kiln/ir/compute_dag.h"
+#include "kiln/ir/limits.h"
 #include "kiln/ir/parser.h"
 
 #include <cstdint>
@@ -130,13 +131,37 @@ private:
   std::string where(const Token& t) const;
   /// Builds a node with one of expr.h's functions, which throw UserError on
   /// type misuse; the error gets the location of `at`.
+  /// A node deeper than kMaxExprDepth fails here, at the operator that made
+  /// it too deep.
   template <typename Fn> Expr build(const Token& at, Fn&& fn) const {
+    Expr e;
     try {
-      return fn();
-    } catch (const UserError& e) {
-      throw UserError(Error(e.error().id(), e.error().message(), source_.location(at)));
+      e = fn();
+    } catch (const UserError& err) {
+      throw UserError(Error(err.error().id(), err.error().message(), source_.location(at)));
     }
+    if (e.depth() > kMaxExprDepth)
+      too_deep(at);
+    return e;
   }
+  [[noreturn]] void too_deep(const Token& at) const;
+  /// Fails when one more stage would pass kMaxStages.
+  void check_stage_count(const Token& name) const;
+  /// Counts the parser's own recursion (parentheses, brackets, calls, unary
+  /// operators), which nests before any node is built.
+  class NestingGuard {
+  public:
+    NestingGuard(Parser& parser, const Token& at) : parser_(parser) {
+      if (++parser_.nesting_ > static_cast<int>(kMaxExprDepth))
+        parser_.too_deep(at);
+    }
+    ~NestingGuard() { --parser_.nesting_; }
+    NestingGuard(const NestingGuard&) = delete;
+    NestingGuard& operator=(const NestingGuard&) = delete;
+
+  private:
+    Parser& parser_;
+  };
   /// The next significant token: newlines inside brackets are skipped.
   const Token& peek();
   /// Index of the next significant token (the start of what comes next).
@@ -272,6 +297,7 @@ private:
   Context context_ = Context::Body;
   std::string constant_what_; ///< what the constant being parsed is, for messages
   int reduction_depth_ = 0;
+  int nesting_ = 0;                     ///< see NestingGuard
   std::optional<Token> body_reduction_; ///< the reduction in the current body
 };
 

@@ -78,6 +78,14 @@ Expr Parser::parse_expr() {
   return parse_or();
 }
 
+void Parser::too_deep(const Token& at) const {
+  fail(at, "limit-exceeded",
+       fmt::format("the expression nests more than {} levels deep here (each operator, call, "
+                   "tensor read and pair of parentheses is a level, and a chain 'a + b + c' "
+                   "nests a level per term); compute parts of it in stages of their own",
+                   kMaxExprDepth));
+}
+
 Expr Parser::parse_or() {
   Expr e = parse_and();
   while (peek().is(TokenKind::OrOr)) {
@@ -140,6 +148,7 @@ Expr Parser::parse_multiplicative() {
 
 Expr Parser::parse_unary() {
   const Token& t = peek();
+  NestingGuard guard(*this, t);
   if (t.is(TokenKind::Bang)) {
     Token op = take();
     Expr e = parse_unary();
@@ -379,6 +388,10 @@ Expr Parser::parse_reduction(const Token& name) {
 std::vector<IterVar> Parser::parse_reduction_axes(const Token& name) {
   std::vector<IterVar> axes;
   while (true) {
+    if (axes.size() == static_cast<std::size_t>(kMaxDimensions))
+      fail(peek(), "limit-exceeded",
+           fmt::format("{}(...) has more than {} reduction axes; a reduction has at most {}",
+                       name.text, kMaxDimensions, kMaxDimensions));
     Token axis = expect_name(
         fmt::format("a reduction axis 'NAME < EXTENT' after 'for' in {}(...)", name.text));
     expect(TokenKind::LT, fmt::format("and the extent after reduction axis '{}'", axis.text));

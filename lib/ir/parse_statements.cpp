@@ -99,10 +99,19 @@ ScalarType Parser::parse_type(std::string_view context) {
                    suggestion(t.text, {"f32", "f64", "i32"})));
 }
 
+void Parser::check_stage_count(const Token& name) const {
+  if (result_.stages.size() == static_cast<std::size_t>(kMaxStages))
+    fail(name, "limit-exceeded",
+         fmt::format("'{}' would be stage {} of the op; an op has at most {} stages (inputs "
+                     "included)",
+                     name.text, kMaxStages + 1, kMaxStages));
+}
+
 // input NAME : TYPE[EXTENT, ...]
 void Parser::parse_input() {
   take();
   Token name = expect_name("an input name after 'input'");
+  check_stage_count(name);
   current_ = Stage{};
   current_.kind = StageKind::Placeholder;
   current_.name = std::string(name.text);
@@ -114,6 +123,10 @@ void Parser::parse_input() {
   open(TokenKind::LBracket, fmt::format("and the shape of input '{}' after its type, e.g. {}[M, K]",
                                         name.text, type_name(current_.dtype)));
   for (int d = 0;; ++d) {
+    if (d == kMaxDimensions)
+      fail(peek(), "limit-exceeded",
+           fmt::format("input '{}' has more than {} dimensions; a tensor has at most {}", name.text,
+                       kMaxDimensions, kMaxDimensions));
     std::string what = fmt::format("dimension {} of input '{}'", d, name.text);
     std::int64_t extent = parse_extent(what, false);
     current_.axes.push_back(IterVar{fmt::format("d{}", d), extent});
@@ -129,6 +142,7 @@ void Parser::parse_input() {
 void Parser::parse_compute(bool is_output) {
   Token keyword = take();
   Token name = expect_name(fmt::format("a name after '{}'", keyword.text));
+  check_stage_count(name);
   current_ = Stage{};
   current_.kind = StageKind::Compute;
   current_.name = std::string(name.text);
@@ -156,6 +170,10 @@ void Parser::parse_axes(const Token& stage_name) {
                      "axis (use {}[i < 1] for a single value)",
                      stage_name.text));
   while (true) {
+    if (current_.axes.size() == static_cast<std::size_t>(kMaxDimensions))
+      fail(peek(), "limit-exceeded",
+           fmt::format("'{}' has more than {} axes; a tensor has at most {} dimensions",
+                       stage_name.text, kMaxDimensions, kMaxDimensions));
     Token axis = expect_name(fmt::format("an axis 'NAME < EXTENT' of '{}'", stage_name.text));
     if (!peek().is(TokenKind::LT))
       fail(peek(), "syntax-error",

@@ -3,6 +3,7 @@
 #include "kiln/schedule/stmt_visitor.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace kiln::schedule {
 
@@ -38,16 +39,28 @@ public:
 
   void visit(const For* f) override {
     bool one_step = f->for_kind == ForKind::Vectorized && vectors_ == VectorCount::Statements;
-    steps_ += (one_step ? 1 : f->extent) * steps(f->body);
+    add(saturating_mul(one_step ? 1 : f->extent, steps(f->body)));
   }
 
-  void visit(const Store*) override { steps_ += 1; }
+  void visit(const Store*) override { add(1); }
 
   void visit(const IfThenElse* i) override {
-    steps_ += std::max(steps(i->then_case), steps(i->else_case));
+    add(std::max(steps(i->then_case), steps(i->else_case)));
+  }
+
+  /// Counts saturate: a nest of huge extents has "too many" steps, not a
+  /// wrapped negative count.
+  static std::int64_t saturating_mul(std::int64_t a, std::int64_t b) {
+    std::int64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? std::numeric_limits<std::int64_t>::max() : r;
   }
 
 private:
+  void add(std::int64_t n) {
+    if (__builtin_add_overflow(steps_, n, &steps_))
+      steps_ = std::numeric_limits<std::int64_t>::max();
+  }
+
   VectorCount vectors_;
   std::int64_t steps_ = 0;
 };
@@ -76,8 +89,14 @@ private:
   }
 
   static bool fits(std::int64_t extent, const Stmt& body, std::int64_t max_step) {
-    return max_step > 0 && extent * StepCounter(VectorCount::Statements).steps(body) <= max_step &&
-           extent * StepCounter(VectorCount::Lanes).steps(body) <= kMaxAutoUnrollLanes;
+    if (max_step <= 0)
+      return false;
+    std::int64_t statements = 0, lanes = 0;
+    return !__builtin_mul_overflow(extent, StepCounter(VectorCount::Statements).steps(body),
+                                   &statements) &&
+           statements <= max_step &&
+           !__builtin_mul_overflow(extent, StepCounter(VectorCount::Lanes).steps(body), &lanes) &&
+           lanes <= kMaxAutoUnrollLanes;
   }
 
   const AutoUnrollSteps& steps_;

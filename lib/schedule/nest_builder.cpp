@@ -4,8 +4,11 @@
 #include "simplify.h"
 
 #include "kiln/ir/expr_visitor.h"
+#include "kiln/ir/limits.h"
 #include "kiln/ir/linear_form.h"
 #include "kiln/schedule/lower.h"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
@@ -31,6 +34,12 @@ public:
       const ir::Stage& s = dag_.stage(static_cast<int>(i));
       const StageState& st = state.stages()[i];
       Expr body = ir::inline_stages(s.body, inlined);
+      if (body.depth() > ir::kMaxInlinedDepth)
+        throw UserError(Error(
+            "limit-exceeded",
+            fmt::format("inlining the stages that '{}' reads makes its body {} levels deep, more "
+                        "than {}; compute some of them at the root instead of inline",
+                        s.name, body.depth(), ir::kMaxInlinedDepth)));
       bodies_.push_back(body);
       if (st.location == Location::Inline) {
         ir::Stage& stored = inlined_storage_[s.name] = s;

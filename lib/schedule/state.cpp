@@ -133,7 +133,9 @@ public:
             "invalid-step",
             fmt::format("fuse in {}: cannot fuse a spatial loop with a reduction loop", s.stage));
       refuse_if_attached_at(st, s.iters[i], "fuse");
-      extent *= st.iters[pos].extent;
+      if (__builtin_mul_overflow(extent, st.iters[pos].extent, &extent))
+        refuse("invalid-step",
+               fmt::format("fuse in {}: the fused loop would run more than 2^63 times", s.stage));
     }
     std::string name = fmt::format("{}", fmt::join(s.iters, "@"));
     Iterator fused{name, extent, st.iters[first].kind, Annotation::None};

@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <string_view>
+#include <vector>
 
 namespace kiln {
 
@@ -15,17 +18,28 @@ std::string Error::render() const {
                   where_.column, message_);
   if (where_.line_text.empty())
     return out;
-  out += "\n  " + where_.line_text + "\n  ";
-  // Columns count characters (a UTF-8 sequence is one): one space per
-  // character before the caret, and tabs kept so that it lines up.
-  int column = 1;
-  for (char c : where_.line_text) {
-    if ((static_cast<unsigned char>(c) & 0xC0) == 0x80)
-      continue; // a continuation byte of the character before
-    if (column++ >= where_.column)
-      break;
-    out += c == '\t' ? '\t' : ' ';
-  }
+  // Columns count characters (a UTF-8 sequence is one). A long line is
+  // shown as a window of kWindow characters around the caret.
+  constexpr int kWindow = 120;
+  std::vector<std::size_t> starts; // byte offset of each character
+  for (std::size_t i = 0; i < where_.line_text.size(); ++i)
+    if ((static_cast<unsigned char>(where_.line_text[i]) & 0xC0) != 0x80)
+      starts.push_back(i);
+  const int chars = static_cast<int>(starts.size());
+  const int caret = std::clamp(where_.column - 1, 0, chars);
+  const int first = chars <= kWindow ? 0 : std::clamp(caret - kWindow / 2, 0, chars - kWindow);
+  const int last = std::min(chars, first + kWindow);
+  auto byte_at = [&](int c) { return c < chars ? starts[c] : where_.line_text.size(); };
+  const std::string_view line(where_.line_text);
+  out += "\n  ";
+  out += first > 0 ? "..." : "";
+  out += line.substr(byte_at(first), byte_at(last) - byte_at(first));
+  out += last < chars ? "..." : "";
+  out += "\n  ";
+  out += first > 0 ? "   " : "";
+  // One space per character before the caret, tabs kept so that it lines up.
+  for (int c = first; c < caret; ++c)
+    out += line[byte_at(c)] == '\t' ? '\t' : ' ';
   out += '^';
   return out;
 }

@@ -10,6 +10,7 @@
 #include "kiln/ir/type.h"
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -37,10 +38,13 @@ enum class ExprKind : std::uint8_t {
 };
 
 struct ExprNode {
-  ExprNode(ExprKind k, ScalarType t) : kind(k), type(t) {}
+  ExprNode(ExprKind k, ScalarType t, std::uint32_t d = 1) : kind(k), type(t), depth(d) {}
   virtual ~ExprNode() = default;
   const ExprKind kind;
   const ScalarType type;
+  /// Levels of the tree under this node, itself included (a leaf is 1);
+  /// kept so that limits.h's depth limit is checked in O(1) per node.
+  const std::uint32_t depth;
 };
 
 /// A shared handle to an immutable expression node. Cheap to copy.
@@ -60,6 +64,8 @@ public:
   const ExprNode* operator->() const { return node_.get(); }
   ScalarType type() const { return node_->type; }
   ExprKind kind() const { return node_->kind; }
+  /// Levels of the tree (0 for an undefined expression).
+  std::uint32_t depth() const { return node_ ? node_->depth : 0; }
   /// The node as type T, or nullptr when it is another kind.
   template <typename T> const T* as() const {
     return node_ && node_->kind == T::static_kind ? static_cast<const T*>(node_.get()) : nullptr;
@@ -70,6 +76,20 @@ public:
 private:
   std::shared_ptr<const ExprNode> node_;
 };
+
+/// One more than the deepest of `children`: the depth of their parent.
+inline std::uint32_t parent_depth(std::initializer_list<const Expr*> children) {
+  std::uint32_t d = 0;
+  for (const Expr* c : children)
+    d = c->depth() > d ? c->depth() : d;
+  return d + 1;
+}
+inline std::uint32_t parent_depth(const std::vector<Expr>& children) {
+  std::uint32_t d = 0;
+  for (const Expr& c : children)
+    d = c.depth() > d ? c.depth() : d;
+  return d + 1;
+}
 
 /// An iteration axis: a name and the range [0, extent).
 struct IterVar {
@@ -111,7 +131,7 @@ struct Var : ExprNode {
 
 struct Cast : ExprNode {
   KILN_DECLARE_NODE(Cast)
-  Cast(Expr v, ScalarType t) : ExprNode(static_kind, t), value(std::move(v)) {}
+  Cast(Expr v, ScalarType t) : ExprNode(static_kind, t, parent_depth({&v})), value(std::move(v)) {}
   const Expr value;
   static Expr make(ScalarType type, Expr value);
 };
@@ -121,7 +141,7 @@ struct Cast : ExprNode {
 struct Binary : ExprNode {
   KILN_DECLARE_NODE(Binary)
   Binary(BinaryOp o, Expr x, Expr y, ScalarType t)
-      : ExprNode(static_kind, t), op(o), a(std::move(x)), b(std::move(y)) {}
+      : ExprNode(static_kind, t, parent_depth({&x, &y})), op(o), a(std::move(x)), b(std::move(y)) {}
   const BinaryOp op;
   const Expr a, b;
   /// Promotes the operands to a common type (a literal takes the other
@@ -132,7 +152,8 @@ struct Binary : ExprNode {
 struct Compare : ExprNode {
   KILN_DECLARE_NODE(Compare)
   Compare(CompareOp o, Expr x, Expr y)
-      : ExprNode(static_kind, ScalarType::Bool), op(o), a(std::move(x)), b(std::move(y)) {}
+      : ExprNode(static_kind, ScalarType::Bool, parent_depth({&x, &y})), op(o), a(std::move(x)),
+        b(std::move(y)) {}
   const CompareOp op;
   const Expr a, b;
   static Expr make(CompareOp op, Expr a, Expr b);
@@ -141,7 +162,8 @@ struct Compare : ExprNode {
 struct Logical : ExprNode {
   KILN_DECLARE_NODE(Logical)
   Logical(LogicalOp o, Expr x, Expr y)
-      : ExprNode(static_kind, ScalarType::Bool), op(o), a(std::move(x)), b(std::move(y)) {}
+      : ExprNode(static_kind, ScalarType::Bool, parent_depth({&x, &y})), op(o), a(std::move(x)),
+        b(std::move(y)) {}
   const LogicalOp op;
   const Expr a, b;
   static Expr make(LogicalOp op, Expr a, Expr b);
@@ -149,7 +171,8 @@ struct Logical : ExprNode {
 
 struct Not : ExprNode {
   KILN_DECLARE_NODE(Not)
-  explicit Not(Expr x) : ExprNode(static_kind, ScalarType::Bool), a(std::move(x)) {}
+  explicit Not(Expr x)
+      : ExprNode(static_kind, ScalarType::Bool, parent_depth({&x})), a(std::move(x)) {}
   const Expr a;
   static Expr make(Expr a);
 };
@@ -159,7 +182,8 @@ struct Not : ExprNode {
 struct Select : ExprNode {
   KILN_DECLARE_NODE(Select)
   Select(Expr c, Expr x, Expr y, ScalarType t)
-      : ExprNode(static_kind, t), cond(std::move(c)), t(std::move(x)), f(std::move(y)) {}
+      : ExprNode(static_kind, t, parent_depth({&c, &x, &y})), cond(std::move(c)), t(std::move(x)),
+        f(std::move(y)) {}
   const Expr cond, t, f;
   static Expr make(Expr cond, Expr t, Expr f);
 };
@@ -168,7 +192,7 @@ struct Select : ExprNode {
 struct Call : ExprNode {
   KILN_DECLARE_NODE(Call)
   Call(Intrinsic f, std::vector<Expr> a, ScalarType t)
-      : ExprNode(static_kind, t), fn(f), args(std::move(a)) {}
+      : ExprNode(static_kind, t, parent_depth(a)), fn(f), args(std::move(a)) {}
   const Intrinsic fn;
   const std::vector<Expr> args;
   static Expr make(Intrinsic fn, std::vector<Expr> args);
@@ -179,7 +203,7 @@ struct Call : ExprNode {
 struct Load : ExprNode {
   KILN_DECLARE_NODE(Load)
   Load(std::string t, std::vector<Expr> i, ScalarType ty)
-      : ExprNode(static_kind, ty), tensor(std::move(t)), indices(std::move(i)) {}
+      : ExprNode(static_kind, ty, parent_depth(i)), tensor(std::move(t)), indices(std::move(i)) {}
   const std::string tensor;
   const std::vector<Expr> indices;
   static Expr make(std::string tensor, std::vector<Expr> indices, ScalarType type);
@@ -189,7 +213,8 @@ struct Load : ExprNode {
 struct Reduce : ExprNode {
   KILN_DECLARE_NODE(Reduce)
   Reduce(ReduceOp o, Expr b, std::vector<IterVar> ax)
-      : ExprNode(static_kind, b.type()), op(o), body(std::move(b)), axes(std::move(ax)) {}
+      : ExprNode(static_kind, b.type(), parent_depth({&b})), op(o), body(std::move(b)),
+        axes(std::move(ax)) {}
   const ReduceOp op;
   const Expr body;
   const std::vector<IterVar> axes;
