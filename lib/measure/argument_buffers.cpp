@@ -1,5 +1,9 @@
 #include "kiln/measure/argument_buffers.h"
 
+#include "kiln/measure/memory.h"
+
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -8,9 +12,17 @@
 
 namespace kiln::measure {
 
-static std::byte* aligned_bytes(std::int64_t bytes) {
-  std::size_t size = (static_cast<std::size_t>(bytes) + 63) / 64 * 64;
-  return static_cast<std::byte*>(std::aligned_alloc(64, size ? size : 64));
+static std::byte* aligned_bytes(const ir::Stage& stage) {
+  // Sizes of a validated DAG fit in 63 bits (compute_dag.cpp, check_size).
+  std::size_t bytes = static_cast<std::size_t>(stage.num_elements()) * ir::bytes(stage.dtype);
+  std::size_t size = (bytes + 63) / 64 * 64;
+  auto* p = static_cast<std::byte*>(std::aligned_alloc(64, size ? size : 64));
+  if (!p)
+    throw UserError(Error("not-enough-memory",
+                          fmt::format("cannot allocate {} for the argument '{}'; make the op "
+                                      "smaller (e.g. with --set) or free memory",
+                                      format_bytes(static_cast<std::int64_t>(bytes)), stage.name)));
+  return p;
 }
 
 ArgumentBuffers::ArgumentBuffers(const ir::ComputeDAG& dag, std::uint64_t seed) {
@@ -18,7 +30,7 @@ ArgumentBuffers::ArgumentBuffers(const ir::ComputeDAG& dag, std::uint64_t seed) 
   for (int index : dag.arguments()) {
     const ir::Stage& s = dag.stage(index);
     Arg arg{s.name, index, s.dtype, s.num_elements(), s.is_output};
-    arg.data = {aligned_bytes(arg.elements * ir::bytes(s.dtype)), &std::free};
+    arg.data = {aligned_bytes(s), &std::free};
     args_.push_back(std::move(arg));
   }
   for (Arg& a : args_) {

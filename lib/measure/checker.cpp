@@ -1,6 +1,7 @@
 #include "kiln/measure/checker.h"
 
 #include "kiln/ir/interpreter.h"
+#include "kiln/measure/isolated_call.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -166,6 +167,26 @@ CheckReport compare_outputs(const ir::ComputeDAG& dag, const ArgumentBuffers& bu
     cmp.compare_all(buffers.values(arg), want);
   }
   return report;
+}
+
+void write_check_report(ByteWriter& w, const CheckReport& r) {
+  w.put(r.passed);
+  w.put(r.checked);
+  w.put(r.total);
+  w.put(r.max_abs_error);
+  w.put(r.max_rel_error);
+  w.put_string(r.first_mismatch);
+}
+
+CheckReport read_check_report(ByteReader& r) {
+  CheckReport c;
+  c.passed = r.get<bool>();
+  c.checked = r.get<std::int64_t>();
+  c.total = r.get<std::int64_t>();
+  c.max_abs_error = r.get<double>();
+  c.max_rel_error = r.get<double>();
+  c.first_mismatch = r.get_string();
+  return c;
 }
 
 } // namespace kiln::measure

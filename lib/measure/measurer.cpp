@@ -19,6 +19,10 @@ std::optional<Error> check_options(const MeasureOptions& options) {
                  fmt::format("--timeout {:g}: a candidate needs more than 0 s to run; give "
                              "seconds in (0, {:g}]",
                              r.timeout_seconds, kMaxTimeoutSeconds));
+  if (!(options.reference_timeout_seconds > 0 &&
+        options.reference_timeout_seconds <= kMaxTimeoutSeconds))
+    return Error("bad-option", fmt::format("--reference-timeout {:g}: give seconds in (0, {:g}]",
+                                           options.reference_timeout_seconds, kMaxTimeoutSeconds));
   if (r.timing.repeat < 1)
     return Error("bad-option", fmt::format("--repeat {}: a kernel is timed at least once; give "
                                            "1 or more",
@@ -49,7 +53,9 @@ Expected<std::unique_ptr<ProgramMeasurer>> ProgramMeasurer::create(const ir::Com
     return *err;
   std::unique_ptr<ProgramMeasurer> m(new ProgramMeasurer());
   m->dag_ = dag;
-  auto reference = Reference::create(dag, target, options.seed, options.check);
+  auto reference = Reference::create(
+      dag, target, options.seed, options.check,
+      Isolation{options.isolate, options.reference_timeout_seconds, "--reference-timeout"});
   if (!reference)
     return reference.error();
   m->reference_ = std::make_unique<Reference>(std::move(*reference));

@@ -1,5 +1,7 @@
 #include "kiln/measure/reference.h"
 
+#include "kiln/codegen/jit.h"
+#include "kiln/measure/memory.h"
 #include "kiln/measure/run.h"
 #include "kiln/schedule/lower.h"
 
@@ -7,30 +9,60 @@
 
 namespace kiln::measure {
 
+/// Runs the naive kernel and checks it against the interpreter: the check,
+/// then each output, as bytes (so that it can run in a child process).
+static std::string compute_reference(const ir::ComputeDAG& dag, codegen::LoadedKernel& kernel,
+                                     std::uint64_t seed, const CheckOptions& options) {
+  ArgumentBuffers buffers(dag, seed);
+  kernel.run(buffers.pointers());
+  ByteWriter w;
+  write_check_report(w, check_outputs(dag, buffers, options));
+  for (int arg = 0; arg < buffers.size(); ++arg)
+    if (dag.stage(buffers.stage_of(arg)).is_output)
+      w.put_doubles(buffers.values(arg));
+  return std::move(w).take();
+}
+
 Expected<Reference> Reference::create(const ir::ComputeDAG& dag, const Target& target,
-                                      std::uint64_t seed, const CheckOptions& options) {
+                                      std::uint64_t seed, const CheckOptions& options,
+                                      const Isolation& isolation) {
   return catch_user_error([&]() -> Expected<Reference> {
+    if (auto err = check_memory(dag))
+      return *err;
     auto compiled = jit_compile(schedule::lower_naive(dag), target);
     if (!compiled)
       return compiled.error();
-    ArgumentBuffers buffers(dag, seed);
-    compiled->kernel->run(buffers.pointers());
+    auto compute = [&] { return compute_reference(dag, *compiled->kernel, seed, options); };
+    std::string bytes;
+    if (isolation.enabled) {
+      auto answer =
+          call_isolated(compute, isolation.timeout_seconds,
+                        fmt::format("the reference computation of '{}' (its naive kernel and the "
+                                    "interpreter)",
+                                    dag.name()),
+                        isolation.timeout_option);
+      if (!answer)
+        return answer.error();
+      bytes = std::move(*answer);
+    } else {
+      bytes = compute();
+    }
+    ByteReader r(bytes);
     Reference ref;
     ref.seed_ = seed;
     ref.options_ = options;
-    ref.interpreter_check_ = check_outputs(dag, buffers, options);
+    ref.interpreter_check_ = read_check_report(r);
     if (!ref.interpreter_check_.passed)
       return Error("reference-mismatch",
                    fmt::format("the naive kernel of '{}' disagrees with the interpreter beyond "
                                "the tolerance ({}); if the tolerance is not too strict for this "
                                "op, this is a bug in kiln: please report it",
                                dag.name(), ref.interpreter_check_.describe()));
-    for (int arg = 0; arg < buffers.size(); ++arg) {
-      if (!dag.stage(buffers.stage_of(arg)).is_output)
-        continue;
-      ref.outputs_.push_back(buffers.values(arg));
-      ref.scales_.push_back(max_finite_abs(ref.outputs_.back()));
-    }
+    for (int index : dag.arguments())
+      if (dag.stage(index).is_output) {
+        ref.outputs_.push_back(r.get_doubles());
+        ref.scales_.push_back(max_finite_abs(ref.outputs_.back()));
+      }
     return ref;
   });
 }

@@ -2,6 +2,9 @@
 
 #include "kiln/codegen/jit.h"
 #include "kiln/measure/argument_buffers.h"
+#include "kiln/measure/memory.h"
+
+#include <fmt/format.h>
 
 namespace kiln::measure {
 
@@ -24,6 +27,8 @@ Expected<JitKernel> jit_compile(const schedule::LoweredFunc& func, const Target&
 Expected<RunReport> compile_and_run(const ir::ComputeDAG& dag, const schedule::LoweredFunc& func,
                                     const Target& target, const RunOptions& options) {
   return catch_user_error([&]() -> Expected<RunReport> {
+    if (auto err = check_memory(dag))
+      return *err;
     auto compiled = jit_compile(func, target);
     if (!compiled)
       return compiled.error();
@@ -32,10 +37,31 @@ Expected<RunReport> compile_and_run(const ir::ComputeDAG& dag, const schedule::L
     report.flops = dag.flop_count();
     report.compile = compiled->times;
     report.link_ms = kernel.link_ms();
-    ArgumentBuffers buffers(dag, options.seed);
-    kernel.run(buffers.pointers());
-    report.check = check_outputs(dag, buffers, options.check);
-    report.timing = time_function([&] { kernel.run(buffers.pointers()); }, options.timing);
+    auto run_check_time = [&] {
+      ArgumentBuffers buffers(dag, options.seed);
+      kernel.run(buffers.pointers());
+      ByteWriter w;
+      write_check_report(w, check_outputs(dag, buffers, options.check));
+      Timing timing = time_function([&] { kernel.run(buffers.pointers()); }, options.timing);
+      w.put(timing.number);
+      w.put_doubles(timing.seconds);
+      return std::move(w).take();
+    };
+    std::string bytes;
+    if (options.isolation.enabled) {
+      auto answer = call_isolated(run_check_time, options.isolation.timeout_seconds,
+                                  fmt::format("the kernel of '{}'", dag.name()),
+                                  options.isolation.timeout_option);
+      if (!answer)
+        return answer.error();
+      bytes = std::move(*answer);
+    } else {
+      bytes = run_check_time();
+    }
+    ByteReader r(bytes);
+    report.check = read_check_report(r);
+    report.timing.number = r.get<int>();
+    report.timing.seconds = r.get_doubles();
     return report;
   });
 }

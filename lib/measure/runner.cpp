@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <optional>
 #include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -148,6 +149,10 @@ bool read_result(int fd, record::MeasureResult& r) {
          read_all(fd, &r.run_seconds, sizeof r.run_seconds) && read_string(fd, r.message);
 }
 
+/// Exit codes of a worker that could not start measuring.
+constexpr int kWorkerNoJit = 3;
+constexpr int kWorkerNoMemory = 4;
+
 /// The worker's loop: read a candidate, measure it, answer; exit at EOF.
 [[noreturn]] void worker_main(int in, int out, const ir::ComputeDAG& dag,
                               const Reference& reference, const RunnerOptions& options) {
@@ -157,8 +162,14 @@ bool read_result(int fd, record::MeasureResult& r) {
     std::signal(sig, SIG_DFL);
   auto jit = codegen::Jit::create();
   if (!jit)
-    ::_exit(3);
-  ArgumentBuffers buffers(dag, reference.seed());
+    ::_exit(kWorkerNoJit);
+  std::optional<ArgumentBuffers> maybe_buffers;
+  try {
+    maybe_buffers.emplace(dag, reference.seed());
+  } catch (const UserError&) {
+    ::_exit(kWorkerNoMemory);
+  }
+  ArgumentBuffers& buffers = *maybe_buffers;
   double best_seconds = 0;
   while (true) {
     codegen::ObjectCode object;
@@ -267,6 +278,10 @@ private:
     if (::waitpid(pid, &status, 0) == pid && WIFSIGNALED(status))
       result.message = fmt::format("the kernel crashed: signal {} ({})", WTERMSIG(status),
                                    strsignal(WTERMSIG(status)));
+    else if (WIFEXITED(status) && WEXITSTATUS(status) == kWorkerNoMemory)
+      result.message = "the worker could not allocate the argument buffers (out of memory)";
+    else if (WIFEXITED(status) && WEXITSTATUS(status) == kWorkerNoJit)
+      result.message = "the worker could not create its JIT";
     else
       result.message = fmt::format("the worker exited unexpectedly (status {})",
                                    WIFEXITED(status) ? WEXITSTATUS(status) : status);
@@ -297,10 +312,12 @@ private:
 Expected<std::unique_ptr<Runner>> make_local_runner(const ir::ComputeDAG& dag,
                                                     const Reference& reference,
                                                     const RunnerOptions& options) {
-  auto jit = codegen::Jit::create();
-  if (!jit)
-    return jit.error();
-  return std::unique_ptr<Runner>(new LocalRunner(dag, reference, options, std::move(*jit)));
+  return catch_user_error([&]() -> Expected<std::unique_ptr<Runner>> {
+    auto jit = codegen::Jit::create();
+    if (!jit)
+      return jit.error();
+    return std::unique_ptr<Runner>(new LocalRunner(dag, reference, options, std::move(*jit)));
+  });
 }
 
 Expected<std::unique_ptr<Runner>> make_isolated_runner(const ir::ComputeDAG& dag,

@@ -53,6 +53,14 @@ Command add_run_command(CLI::App& app, const ToolContext&) {
                 "flush the caches before every repeat (one call per repeat)");
   cmd->add_option("--threads", f->threads, "threads for parallel loops (default: all cores)")
       ->check(CLI::Range(0, KILN_RT_MAX_THREADS));
+  f->options.isolation.enabled = true;
+  cmd->add_option("--timeout", f->options.isolation.timeout_seconds,
+                  "seconds the kernel may take to run, be checked and be timed")
+      ->capture_default_str()
+      ->check(CLI::Range(1e-3, 86400.0));
+  cmd->add_flag(
+      "--no-isolate", [f](std::int64_t) { f->options.isolation.enabled = false; },
+      "run the kernel in this process (not crash-safe)");
   return {cmd, [f] { return run(*f); }};
 }
 

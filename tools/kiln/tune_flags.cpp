@@ -35,6 +35,9 @@ void add_tune_flags(CLI::App* cmd, TuneFlags& f) {
                   "strategy hyperparameter NAME=VALUE (repeatable; `kiln tune --list-options`)");
   cmd->add_option("--timeout", f.timeout, "seconds per candidate before it is killed")
       ->capture_default_str();
+  cmd->add_option("--reference-timeout", f.reference_timeout,
+                  "seconds the reference computation (naive kernel and interpreter) may take")
+      ->capture_default_str();
   cmd->add_flag("--no-isolate", f.no_isolate, "measure in this process (faster, not crash-safe)");
   cmd->add_option("--model", f.model_file,
                   "a trained cost model (kiln train); offline and hybrid runs default to the "
@@ -125,6 +128,7 @@ Expected<search::SessionOptions> session_options(CLI::App* cmd, TuneFlags& f,
   s.template_name = f.template_name;
   s.measure.isolate = !f.no_isolate;
   s.measure.runner.timeout_seconds = f.timeout;
+  s.measure.reference_timeout_seconds = f.reference_timeout;
   s.model_file = f.model_file;
   s.default_model = ctx.data_dir + "/kiln-default.model";
   s.log = f.log;

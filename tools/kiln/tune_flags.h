@@ -27,6 +27,7 @@ struct TuneFlags {
   std::string report;
   std::vector<std::string> strategy_options;
   double timeout = 10;
+  double reference_timeout = 600;
   bool no_isolate = false;
   int threads = 0;
   std::string space;         ///< "sketch" or "template"; empty: sketch unless --template

@@ -40,6 +40,13 @@ struct CheckReport {
   std::string describe() const;
 };
 
+class ByteWriter;
+class ByteReader;
+/// A report as bytes and back, for a check made in a child process
+/// (isolated_call.h).
+void write_check_report(ByteWriter& w, const CheckReport& report);
+CheckReport read_check_report(ByteReader& r);
+
 /// The largest finite |value|: the scale `atol` is relative to.
 double max_finite_abs(const std::vector<double>& values);
 

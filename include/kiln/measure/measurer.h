@@ -44,7 +44,10 @@ public:
 
 struct MeasureOptions {
   int build_threads = 0; ///< < 1: one per core
-  bool isolate = true;   ///< run trials in a worker process
+  bool isolate = true;   ///< run trials, and the reference, in a child process
+  /// Seconds the isolated reference computation (the naive kernel and the
+  /// interpreter, once per run) may take.
+  double reference_timeout_seconds = 600;
   RunnerOptions runner;
   CheckOptions check;
   std::uint64_t seed = 1; ///< input data

@@ -9,6 +9,7 @@
 #include "kiln/ir/compute_dag.h"
 #include "kiln/measure/argument_buffers.h"
 #include "kiln/measure/checker.h"
+#include "kiln/measure/isolated_call.h"
 
 #include <cstdint>
 #include <vector>
@@ -18,11 +19,13 @@ namespace kiln::measure {
 class Reference {
 public:
   /// Compiles and runs the naive schedule on inputs from `seed` and checks
-  /// it against the interpreter. An Error when the naive kernel itself is
-  /// wrong (a kiln bug) or the interpreter fails (e.g. the op reads out of
-  /// bounds).
+  /// it against the interpreter. An Error when the op does not fit in
+  /// memory, the naive kernel itself is wrong (a kiln bug), the interpreter
+  /// fails (e.g. the op reads out of bounds at an index computed from data),
+  /// or, under `isolation`, the computation crashes or passes its timeout.
   static Expected<Reference> create(const ir::ComputeDAG& dag, const Target& target,
-                                    std::uint64_t seed, const CheckOptions& options = {});
+                                    std::uint64_t seed, const CheckOptions& options = {},
+                                    const Isolation& isolation = {});
 
   std::uint64_t seed() const { return seed_; }
   const CheckReport& interpreter_check() const { return interpreter_check_; }

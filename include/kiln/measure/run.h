@@ -6,6 +6,7 @@
 #include "kiln/codegen/jit.h"
 #include "kiln/ir/compute_dag.h"
 #include "kiln/measure/checker.h"
+#include "kiln/measure/isolated_call.h"
 #include "kiln/measure/timer.h"
 #include "kiln/schedule/loop_nest.h"
 
@@ -19,6 +20,9 @@ struct RunOptions {
   std::uint64_t seed = 1; ///< input data
   TimingOptions timing;
   CheckOptions check;
+  /// Run, check and time in a child process, so that a kernel that crashes
+  /// or hangs is an Error (compilation stays in this process).
+  Isolation isolation;
 };
 
 struct RunReport {
