@@ -6,7 +6,7 @@
 
 namespace kiln::record {
 
-static TargetMatch match_of(const Target& have, const Target& want) {
+TargetMatch target_match(const Target& have, const Target& want) {
   if (have.triple == want.triple && have.cpu == want.cpu)
     return TargetMatch::Exact;
   if (have.arch() == want.arch() && have.vector_bits == want.vector_bits)
@@ -74,7 +74,7 @@ const Record* history_best(const std::vector<Record>& records, const std::string
   std::vector<const Record*> by_match[3];
   for (const Record& r : records)
     if (r.task.workload_key == workload_key && r.result.ok())
-      by_match[static_cast<int>(match_of(r.target, target))].push_back(&r);
+      by_match[static_cast<int>(target_match(r.target, target))].push_back(&r);
   for (int m = 0; m < 3; ++m)
     if (const Record* best = fastest_config(by_match[m])) {
       if (matched)

@@ -4,10 +4,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <sys/file.h>
+#include <unistd.h>
 
 namespace kiln::record {
 
@@ -66,22 +70,31 @@ Expected<LoadedLog> load_logs(const std::vector<std::string>& paths) {
 
 /// Whether a file may take records: it is empty, or one of its first lines
 /// that hold anything is a JSON object (a log whose first lines are damaged
-/// still is a log). An op file or a report given as --log is not.
+/// still is a log). An op file or a report given as --log is not. Only a
+/// regular file is read, and only its first 64 KiB: a device such as
+/// /dev/full reads as endless zeros.
 static bool looks_like_log(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    return true;
   std::ifstream in(path, std::ios::binary);
-  std::string line;
+  std::string head(64 << 10, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  std::size_t start = 0;
   int lines = 0;
-  bool empty = true;
-  while (lines < 8 && std::getline(in, line)) {
+  while (lines < 8 && start < head.size()) {
+    std::size_t end = std::min(head.find('\n', start), head.size());
+    std::string_view line(head.data() + start, end - start);
+    start = end + 1;
     auto first = line.find_first_not_of(" \t\r");
-    if (first == std::string::npos)
+    if (first == std::string_view::npos)
       continue;
-    empty = false;
     ++lines;
     if (line[first] == '{')
       return true;
   }
-  return empty;
+  return lines == 0;
 }
 
 Expected<std::unique_ptr<LogWriter>> LogWriter::open(const std::string& path) {
@@ -93,24 +106,28 @@ Expected<std::unique_ptr<LogWriter>> LogWriter::open(const std::string& path) {
                              path));
   // A log whose last line has no newline was cut off mid-write.
   bool needs_newline = false;
-  if (std::FILE* existing = std::fopen(path.c_str(), "rb")) {
+  std::error_code ec;
+  if (std::FILE* existing =
+          std::filesystem::is_regular_file(path, ec) ? std::fopen(path.c_str(), "rb") : nullptr) {
     if (std::fseek(existing, -1, SEEK_END) == 0) {
       int last = std::fgetc(existing);
       needs_newline = last != EOF && last != '\n';
     }
     std::fclose(existing);
   }
-  std::FILE* f = std::fopen(path.c_str(), "ab");
-  if (!f)
+  int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0)
     return Error("cannot-write-log", fmt::format("cannot open the tuning log '{}' for writing: {}",
                                                  path, std::strerror(errno)));
+  auto writer = std::unique_ptr<LogWriter>(new LogWriter(path, fd));
   if (needs_newline)
-    std::fputc('\n', f);
-  return std::unique_ptr<LogWriter>(new LogWriter(path, f));
+    if (auto err = writer->write("\n"))
+      return *err;
+  return writer;
 }
 
 LogWriter::~LogWriter() {
-  std::fclose(file_);
+  ::close(fd_);
 }
 
 std::optional<Error> LogWriter::append(const RoundRecord& round) {
@@ -124,10 +141,30 @@ std::optional<Error> LogWriter::append(const std::vector<Record>& records) {
   return write(text);
 }
 
-std::optional<Error> LogWriter::write(const std::string& text) {
-  if (std::fwrite(text.data(), 1, text.size(), file_) != text.size() || std::fflush(file_) != 0)
+std::optional<Error> LogWriter::write(std::string_view text) {
+  // Two runs may append to one log. O_APPEND puts every write() at the end,
+  // and the advisory lock, held for the whole batch, keeps another kiln's
+  // writes from falling between the writes of one batch (a write() of a
+  // regular file may write less than it was given).
+  while (::flock(fd_, LOCK_EX) != 0)
+    if (errno != EINTR)
+      return Error("cannot-write-log",
+                   fmt::format("cannot lock the tuning log '{}': {}", path_, std::strerror(errno)));
+  int error = 0;
+  while (!text.empty()) {
+    ssize_t n = ::write(fd_, text.data(), text.size());
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      error = n < 0 ? errno : ENOSPC;
+      break;
+    }
+    text.remove_prefix(static_cast<std::size_t>(n));
+  }
+  ::flock(fd_, LOCK_UN);
+  if (error != 0)
     return Error("cannot-write-log", fmt::format("cannot write to the tuning log '{}': {}", path_,
-                                                 std::strerror(errno)));
+                                                 std::strerror(error)));
   return std::nullopt;
 }
 

@@ -1,13 +1,16 @@
 #include "kiln/search/session.h"
 
+#include "kiln/record/history.h"
 #include "kiln/schedule/transform_step.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <set>
 
 namespace kiln::search {
 
@@ -46,6 +49,28 @@ std::optional<Error> check_options(const SessionOptions& options) {
 }
 
 TuningSession::~TuningSession() = default;
+
+/// What a resumed run does with records of its task measured on another
+/// CPU (Tuner::resume), or nothing when there are none.
+static std::optional<std::string> foreign_records_note(const std::vector<record::Record>& records,
+                                                       const std::string& workload_key,
+                                                       const Target& target) {
+  std::int64_t count = 0;
+  std::set<std::string> cpus;
+  for (const record::Record& r : records)
+    if (r.task.workload_key == workload_key &&
+        record::target_match(r.target, target) != record::TargetMatch::Exact) {
+      ++count;
+      cpus.insert(r.target.cpu.empty() ? r.target.triple : r.target.cpu);
+    }
+  if (count == 0)
+    return std::nullopt;
+  return fmt::format("{} record{} of this task {} measured on another CPU ({}), not this {}: "
+                     "they do not count as measured here (nor as the best or the baseline); "
+                     "their best configs are measured here first",
+                     count, count == 1 ? "" : "s", count == 1 ? "was" : "were",
+                     fmt::join(cpus, ", "), target.cpu);
+}
 
 Expected<std::unique_ptr<TuningSession>>
 TuningSession::create(const ir::ComputeDAG& dag, const Target& target, SessionOptions options) {
@@ -89,6 +114,8 @@ TuningSession::create(const ir::ComputeDAG& dag, const Target& target, SessionOp
       return log.error();
     s->history_ = std::move(log->records);
     s->warnings_ = std::move(log->warnings);
+    if (auto note = foreign_records_note(s->history_, dag.workload_key(), target))
+      s->warnings_.push_back(*note);
   }
   auto writer = record::LogWriter::open(s->log_path_);
   if (!writer)

@@ -108,11 +108,19 @@ void Tuner::retrain() {
     model_.train(model::label_samples(training_));
 }
 
+/// How many of another CPU's best configs a resumed run measures first.
+constexpr std::size_t kForeignSeeds = 4;
+
 void Tuner::resume(const std::vector<record::Record>& records) {
+  std::vector<const record::Record*> foreign;
   for (const record::Record& r : records) {
     if (r.task.workload_key != info_.workload_key)
       continue;
     next_trial_ = std::max(next_trial_, r.trial + 1);
+    if (record::target_match(r.target, task_.target) != record::TargetMatch::Exact) {
+      foreign.push_back(&r);
+      continue;
+    }
     std::optional<Point> point = space_.point_of(r.config);
     std::optional<schedule::ProgramKey> program = r.config.program();
     if (!program && point)
@@ -127,6 +135,13 @@ void Tuner::resume(const std::vector<record::Record>& records) {
       continue;
     }
     learn(r, *program, point);
+  }
+  for (const record::Record* r : record::ranked_configs(foreign)) {
+    if (seeds_.size() == kForeignSeeds)
+      break;
+    std::optional<schedule::ProgramKey> program = r->config.program();
+    if (program && !ctx_.measured_programs.count(*program))
+      seeds_.push_back(r->config);
   }
   if (!training_.empty() && options_.mode == Mode::Online)
     retrain();
@@ -195,6 +210,9 @@ void Tuner::measure_starts(TuneResult& result) {
         break;
       }
   }
+  for (const record::Config& c : seeds_)
+    if (result.trials < options_.trials && !ctx_.measured_programs.count(*c.program()))
+      measure_fixed(c, result);
 }
 
 /// After the confirmation timings: each start config judged as the best

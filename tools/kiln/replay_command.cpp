@@ -29,18 +29,23 @@ static int run(const ReplayFlags& f) {
   for (const record::Record* best : record::best_per_task(log->records)) {
     if (!f.task.empty() && best->task.workload_key != f.task)
       continue;
+    record::TargetMatch matched = record::TargetMatch::Exact;
     const record::Record* pick =
-        record::history_best(log->records, best->task.workload_key, target);
+        record::history_best(log->records, best->task.workload_key, target, &matched);
     if (pick != best)
       continue; // one replay per task: the best for this machine
     ++replayed;
+    if (matched != record::TargetMatch::Exact)
+      fmt::print("{} ({}): no record of this CPU ({}); replaying the best of {}, whose logged "
+                 "figure was measured there and does not compare with this machine's\n",
+                 best->task.op_name, best->task.workload_key, target.cpu, best->target.cpu);
     auto result = measure::replay(*best, target, f.options);
     if (!result)
       return fail(result.error());
     double gflops = result->ok() ? best->task.flops / result->median() / 1e9 : 0;
     fmt::print(
-        "{} ({}): logged {:.2f} GFLOPS at trial {}; now {}\n", best->task.op_name,
-        best->task.workload_key, best->gflops(), best->trial,
+        "{} ({}): logged {:.2f} GFLOPS at trial {} on {}; now, on {}: {}\n", best->task.op_name,
+        best->task.workload_key, best->gflops(), best->trial, best->target.cpu, target.cpu,
         result->ok()
             ? fmt::format("{:.2f} GFLOPS, {:.4f} ms, answer ok", gflops, result->median() * 1e3)
             : fmt::format("{}: {}", record::error_name(result->error), result->message));

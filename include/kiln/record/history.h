@@ -16,6 +16,10 @@ namespace kiln::record {
 /// How closely a record's target matches the machine asking.
 enum class TargetMatch : std::uint8_t { Exact, SameFamily, Any };
 
+/// Exact: the same triple and CPU (records that count as measured here);
+/// SameFamily: the same architecture and vector width; else Any.
+TargetMatch target_match(const Target& have, const Target& want);
+
 /// One record per config, of the valid ones given (of one task): for each
 /// config, the record whose median time is the median of all its records'
 /// medians (the faster middle one of an even count), in order of the

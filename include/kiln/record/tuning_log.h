@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kiln::record {
@@ -37,16 +38,18 @@ public:
   static Expected<std::unique_ptr<LogWriter>> open(const std::string& path);
   ~LogWriter();
 
-  /// Writes the records, one line each, and flushes them to the file.
+  /// Writes the records, one line each, to the end of the file, under an
+  /// advisory lock (flock): batches of runs that share a log never
+  /// interleave.
   std::optional<Error> append(const std::vector<Record>& records);
   std::optional<Error> append(const RoundRecord& round);
   const std::string& path() const { return path_; }
 
 private:
-  LogWriter(std::string path, std::FILE* file) : path_(std::move(path)), file_(file) {}
-  std::optional<Error> write(const std::string& text);
+  LogWriter(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+  std::optional<Error> write(std::string_view text);
   std::string path_;
-  std::FILE* file_;
+  int fd_;
 };
 
 } // namespace kiln::record

@@ -98,6 +98,9 @@ public:
 
   /// Continues from earlier records of this task: nothing measured there is
   /// measured again, the model learns from them, trial numbers continue.
+  /// Records measured on another CPU (record::target_match not Exact) never
+  /// count as measured here, for the best, the baseline or training: the
+  /// best few of their configs are measured here first, as seeds.
   void resume(const std::vector<record::Record>& records);
 
   /// Runs until the budget is spent; `progress` is called after each round.
@@ -145,6 +148,7 @@ private:
   std::vector<record::Record> valid_;     ///< every valid record of the task, repeats included
   std::optional<record::Record> best_;
   std::optional<record::Record> naive_;
+  std::vector<record::Config> seeds_; ///< other CPUs' best configs, measured first
   std::int64_t next_trial_ = 0;
   std::int64_t last_improvement_ = 0;
 };

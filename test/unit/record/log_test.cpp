@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 using namespace kiln;
 using namespace kiln::record;
@@ -259,4 +260,48 @@ TEST_CASE("a config timed several times is judged by the median of its timings",
   best = history_best(records, dag.workload_key(), zen);
   CHECK(best->trial == 6); // 1.0, 1.1, 1.2, 3.0, 3.1 ms: the median is 1.2
   CHECK(best_per_task(records).front()->trial == 6);
+}
+
+TEST_CASE("batches of two writers on one log never interleave", "[record][log]") {
+  // Two kiln runs appending to one log, as two writers of one process (an
+  // advisory lock is per open file, so they exclude each other as two
+  // processes would). A batch is far larger than one buffered write.
+  const std::string path = temp_path("shared.jsonl");
+  std::filesystem::remove(path);
+  ir::ComputeDAG dag = test::matmul_dag(8, 8, 8);
+  constexpr int kBatches = 40, kBatchSize = 64;
+  auto append_batches = [&](const std::string& cpu) {
+    auto writer = LogWriter::open(path);
+    REQUIRE(writer.ok());
+    std::vector<Record> batch;
+    for (int i = 0; i < kBatchSize; ++i)
+      batch.push_back(make_record(dag, 0.001 * (i + 1), i, cpu));
+    for (int b = 0; b < kBatches; ++b)
+      REQUIRE_FALSE((*writer)->append(batch));
+  };
+  std::thread a(append_batches, "cpu-a");
+  std::thread b(append_batches, "cpu-b");
+  a.join();
+  b.join();
+  auto log = load_log(path);
+  REQUIRE(log.ok());
+  CHECK(log->warnings.empty());
+  REQUIRE(log->records.size() == std::size_t{2} * kBatches * kBatchSize);
+  // Each batch's records are contiguous and in order.
+  for (std::size_t i = 0; i < log->records.size(); i += kBatchSize)
+    for (int k = 0; k < kBatchSize; ++k) {
+      CHECK(log->records[i + k].target.cpu == log->records[i].target.cpu);
+      CHECK(log->records[i + k].trial == k);
+    }
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("a log that cannot be written is an error", "[record][log]") {
+  auto writer = LogWriter::open("/dev/full");
+  REQUIRE(writer.ok());
+  ir::ComputeDAG dag = test::matmul_dag(8, 8, 8);
+  auto err = (*writer)->append({make_record(dag, 0.001, 0)});
+  REQUIRE(err.has_value());
+  CHECK(err->id() == "cannot-write-log");
+  CHECK_THAT(err->message(), Catch::Contains("No space left on device"));
 }

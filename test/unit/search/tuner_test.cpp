@@ -424,6 +424,40 @@ TEST_CASE("resume continues without measuring anything twice", "[search][tuner]"
   REQUIRE(best_seconds(*second) <= best_seconds(first));
 }
 
+TEST_CASE("records of another CPU seed a resumed run but never count as measured here",
+          "[search][tuner]") {
+  Fixture f;
+  f.confirm_top = 0;
+  model::XGBoostModel m1;
+  TuneResult elsewhere = f.tune("evolutionary", m1, 24);
+  for (record::Record& r : elsewhere.records)
+    r.target.cpu = "othercpu"; // measured on another machine
+  const record::Record& their_best = *elsewhere.best;
+
+  TuneOptions o;
+  o.confirm_top = 0;
+  o.trials = 16;
+  o.batch = 8;
+  o.strategy_options.population = 128;
+  model::XGBoostModel m2;
+  Tuner t(f.task, f.space, f.measurer, m2, o);
+  t.resume(elsewhere.records);
+  auto here = t.run();
+  REQUIRE(here.ok());
+  // The naive baseline is measured here, then the other CPU's best configs.
+  REQUIRE(here->records.size() >= 3);
+  CHECK(here->records[0].config.steps.empty());
+  REQUIRE(here->naive.has_value());
+  CHECK(here->naive->target.cpu == "test");
+  CHECK(here->records[1].config.program() == their_best.config.program());
+  // The best is one measured on this machine.
+  REQUIRE(here->best.has_value());
+  CHECK(here->best->target.cpu == "test");
+  CHECK(here->trials == 16);
+  // Trial numbers continue after the foreign ones: one log, unique trials.
+  CHECK(here->records.front().trial == elsewhere.records.back().trial + 1);
+}
+
 TEST_CASE("offline makes zero measurements; hybrid stays within its budget", "[search][tuner]") {
   Fixture f;
   model::XGBoostModel trained;
