@@ -65,6 +65,19 @@ TEST_CASE("auto_unroll counts vector statements once but caps the lanes it expan
   REQUIRE_THAT(big, !Catch::Contains("unrolled for k.1"));
 }
 
+TEST_CASE("nested unrolled loops expand to at most 65536 statements", "[schedule][lower]") {
+  // i, j and k unrolled: 64 x 64 x 64 stores (and the init) would be 2^18
+  // copies; the inner two are expanded, the outer stays a loop.
+  schedule::State s(test::matmul_dag(64, 64, 64));
+  s.reorder("C", {"i", "j", "k"});
+  for (const char* loop : {"i", "j", "k"})
+    s.unroll("C", loop);
+  std::string nest = schedule::to_string(schedule::lower(s));
+  REQUIRE_THAT(nest, Catch::Contains("for i in 0..64"));
+  REQUIRE_THAT(nest, !Catch::Contains("for j"));
+  REQUIRE_THAT(nest, !Catch::Contains("for k"));
+}
+
 TEST_CASE("a buffer the kernel allocates stores innermost the dimension a vector loop walks",
           "[schedule][lower][layout]") {
   // C = A B with C.local vectorized along i, not j, and A copied for it:
