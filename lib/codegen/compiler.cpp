@@ -1,11 +1,13 @@
 #include "kiln/codegen/compiler.h"
 
 #include "target_machine.h"
+#include "vector_math.h"
 
 #include "kiln/codegen/llvm_emitter.h"
 #include "kiln/support/stopwatch.h"
 
 #include <fmt/format.h>
+#include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/raw_ostream.h>
@@ -34,7 +36,7 @@ const Target& Compiler::target() const {
 
 /// LLVM's standard -O3 module pipeline, tuned for the target, without its
 /// loop unroller.
-static void optimize(llvm::Module& module, llvm::TargetMachine& machine) {
+static void optimize(llvm::Module& module, llvm::TargetMachine& machine, const Target& target) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -49,6 +51,13 @@ static void optimize(llvm::Module& module, llvm::TargetMachine& machine) {
   // (LLVM would still honour explicit unroll metadata; kiln emits none.)
   tuning.LoopUnrolling = false;
   llvm::PassBuilder builder(&machine, tuning);
+  // The loop vectorizer may widen scalar exp/log calls into libmvec's vector
+  // variants (kiln's own vector loops call them directly: vector_math.h).
+  llvm::TargetLibraryInfoImpl library_info(machine.getTargetTriple());
+  if (uses_libmvec(target))
+    library_info.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86,
+                                                    machine.getTargetTriple());
+  fam.registerPass([&] { return llvm::TargetLibraryAnalysis(library_info); });
   builder.registerModuleAnalyses(mam);
   builder.registerCGSCCAnalyses(cgam);
   builder.registerFunctionAnalyses(fam);
@@ -80,7 +89,7 @@ Expected<ObjectCode> Compiler::compile(const schedule::LoweredFunc& func) {
   llvm::LLVMContext context;
   auto module = emit_llvm_module(func, impl_->target, context, impl_->machine->createDataLayout());
   out.times.ir_ms = clock.lap_ms();
-  optimize(*module, *impl_->machine);
+  optimize(*module, *impl_->machine, impl_->target);
   out.times.opt_ms = clock.lap_ms();
   auto bytes = emit_file(*module, *impl_->machine, llvm::CodeGenFileType::ObjectFile);
   if (!bytes)
@@ -94,7 +103,7 @@ Expected<std::string> Compiler::dump(const schedule::LoweredFunc& func, DumpStag
   llvm::LLVMContext context;
   auto module = emit_llvm_module(func, impl_->target, context, impl_->machine->createDataLayout());
   if (stage != DumpStage::LLVM)
-    optimize(*module, *impl_->machine);
+    optimize(*module, *impl_->machine, impl_->target);
   if (stage == DumpStage::Assembly) {
     auto text = emit_file(*module, *impl_->machine, llvm::CodeGenFileType::AssemblyFile);
     if (!text)

@@ -1,8 +1,10 @@
 #include "emitter.h"
+#include "vector_math.h"
 
 #include "kiln/ir/expr_visitor.h"
 #include "kiln/support/error.h"
 
+#include <llvm/Analysis/VectorUtils.h>
 #include <llvm/IR/Intrinsics.h>
 
 namespace kiln::codegen {
@@ -274,7 +276,45 @@ llvm::Value* Emitter::emit_call(const ir::Call* c) {
     id = llvm::Intrinsic::fabs;
     break;
   }
+  if (auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(x->getType()))
+    if (llvm::Value* v = emit_libmvec_call(c->fn, x, vector))
+      return v;
   return b_.CreateUnaryIntrinsic(id, x);
+}
+
+llvm::Value* Emitter::emit_libmvec_call(ir::Intrinsic fn, llvm::Value* x,
+                                        llvm::FixedVectorType* type) {
+  const bool f64 = type->getElementType()->isDoubleTy();
+  if (!f64 && !type->getElementType()->isFloatTy())
+    return nullptr;
+  const unsigned lanes = type->getNumElements();
+  // The widest variant whose width divides the lanes (kiln's vectors are
+  // powers of two, and at least as wide as the narrowest variant when they
+  // come from a vector loop).
+  for (const VectorVariant& variant : libmvec_variants(target_, fn, f64)) {
+    if (lanes % variant.lanes != 0)
+      continue;
+    auto* part_type = llvm::FixedVectorType::get(type->getElementType(), variant.lanes);
+    llvm::FunctionCallee callee = module_.getOrInsertFunction(
+        variant.symbol, llvm::FunctionType::get(part_type, {part_type}, false));
+    if (auto* f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
+      f->setDoesNotThrow();
+      f->setDoesNotAccessMemory();
+    }
+    std::vector<llvm::Value*> parts;
+    for (unsigned first = 0; first < lanes; first += variant.lanes) {
+      llvm::Value* part = x;
+      if (variant.lanes != lanes) {
+        llvm::SmallVector<int, 16> mask;
+        for (unsigned i = 0; i < variant.lanes; ++i)
+          mask.push_back(static_cast<int>(first + i));
+        part = b_.CreateShuffleVector(x, mask);
+      }
+      parts.push_back(b_.CreateCall(callee, {part}));
+    }
+    return parts.size() == 1 ? parts.front() : llvm::concatenateVectors(b_, parts);
+  }
+  return nullptr;
 }
 
 } // namespace kiln::codegen

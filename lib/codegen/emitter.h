@@ -58,6 +58,11 @@ private:
     std::int64_t first = 0; ///< the loop variable's value in lane 0 (a chunk's start)
   };
 
+  /// A call of glibc's libmvec for `fn` on a vector of `type`, split into
+  /// the widest variant the target runs (vector_math.h); nullptr when none
+  /// fits.
+  llvm::Value* emit_libmvec_call(ir::Intrinsic fn, llvm::Value* x, llvm::FixedVectorType* type);
+
   // --- the function (llvm_emitter.cpp) ---
 
   void set_target_attributes(llvm::Function* f);

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/Support/DynamicLibrary.h>
 #include <llvm/Support/MemoryBuffer.h>
 
 namespace kiln::codegen {
@@ -25,6 +26,13 @@ Jit::~Jit() = default;
 
 Expected<std::unique_ptr<Jit>> Jit::create() {
   initialize_llvm_targets();
+  // Vector math (vector_math.h) links against glibc's libmvec, which the
+  // process itself may not have loaded; the JIT resolves kernels' calls
+  // among the process's libraries. Where it is missing, kernels that call it
+  // fail to load with the symbol named.
+  static const bool libmvec_loaded =
+      !llvm::sys::DynamicLibrary::LoadLibraryPermanently("libmvec.so.1");
+  (void)libmvec_loaded;
   auto jit = llvm::orc::LLJITBuilder().create();
   if (!jit)
     return jit_error("cannot start the JIT", jit.takeError());

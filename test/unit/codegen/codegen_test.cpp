@@ -4,10 +4,13 @@
 #include "kiln/codegen/jit.h"
 #include "kiln/codegen/runtime.h"
 #include "kiln/codegen/target.h"
+#include "kiln/ir/builder.h"
 #include "kiln/schedule/lower.h"
+#include "kiln/schedule/state.h"
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <vector>
 
 using namespace kiln;
@@ -100,4 +103,44 @@ TEST_CASE("a thread count past the runtime's limit is capped", "[codegen][runtim
   CHECK(kiln_rt_num_threads() == KILN_RT_MAX_THREADS);
   kiln_rt_set_num_threads(0);
   CHECK(kiln_rt_num_threads() >= 1);
+}
+
+TEST_CASE("vector exp and log call glibc's libmvec, and compute what libm does",
+          "[codegen][vector-math]") {
+  ir::DAGBuilder b("vmath");
+  auto A = b.input("A", {64});
+  auto E = b.compute("E", {{"i", 64}}, [&](const std::vector<ir::Expr>& v) {
+    return ir::exp(A(v[0])) + ir::log(ir::abs(A(v[0])) + 1.0f);
+  });
+  b.output(E);
+  ir::ComputeDAG dag = std::move(b).build();
+  schedule::State s(dag);
+  s.split("E", "i", {16});
+  s.vectorize("E", "i.1");
+  Target target = codegen::host_target();
+  auto compiler = codegen::Compiler::create(target);
+  REQUIRE(compiler.ok());
+  auto ir = (*compiler)->dump(schedule::lower(s), codegen::DumpStage::LLVM);
+  REQUIRE(ir.ok());
+  if (target.arch() == "x86_64") {
+    // No scalarised intrinsic: one vector call per function and chunk.
+    REQUIRE_THAT(*ir, Catch::Contains("@_ZGV") && Catch::Contains("v_expf(") &&
+                          Catch::Contains("v_logf("));
+    REQUIRE_THAT(*ir, !Catch::Contains("@llvm.exp.v") && !Catch::Contains("@llvm.log.v"));
+  }
+  auto object = (*compiler)->compile(schedule::lower(s));
+  REQUIRE(object.ok());
+  auto jit = codegen::Jit::create();
+  REQUIRE(jit.ok());
+  auto kernel = (*jit)->load(*object);
+  REQUIRE(kernel.ok());
+  alignas(64) float a[64], e[64];
+  for (int i = 0; i < 64; ++i)
+    a[i] = -8.0f + 0.25f * static_cast<float>(i);
+  void* args[] = {a, e};
+  (*kernel)->run(args);
+  for (int i = 0; i < 64; ++i) {
+    double want = std::exp(static_cast<double>(a[i])) + std::log(std::fabs(a[i]) + 1.0);
+    REQUIRE(e[i] == Approx(want).epsilon(1e-6));
+  }
 }
