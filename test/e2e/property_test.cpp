@@ -173,8 +173,8 @@ const std::map<std::string, std::uint64_t>& property_ops() {
   static const std::map<std::string, std::uint64_t> ops = {
       {"batch_matmul", 400}, {"conv2d_nchw", 250},     {"conv2d_nchwc", 200},
       {"conv2d_nhwc", 200},  {"dense_bias_relu", 400}, {"depthwise_conv2d", 300},
-      {"matmul", 400},       {"max_pool2d", 300},      {"row_sum", 400},
-      {"softmax", 400},      {"transpose", 400},
+      {"layer_norm", 300},   {"matmul", 400},          {"max_pool2d", 300},
+      {"row_sum", 400},      {"softmax", 400},         {"transpose", 400},
   };
   return ops;
 }
@@ -217,6 +217,7 @@ KILN_PROPERTY_TEST("conv2d_nchwc")
 KILN_PROPERTY_TEST("conv2d_nhwc")
 KILN_PROPERTY_TEST("dense_bias_relu")
 KILN_PROPERTY_TEST("depthwise_conv2d")
+KILN_PROPERTY_TEST("layer_norm")
 KILN_PROPERTY_TEST("matmul")
 KILN_PROPERTY_TEST("max_pool2d")
 KILN_PROPERTY_TEST("row_sum")

@@ -47,6 +47,7 @@ const std::map<std::string, ir::ParamOverrides>& composite_shapes() {
       {"depthwise_conv2d", {{"N", "1"}, {"C", "4"}, {"H", "8"}, {"W", "12"}}},
       {"max_pool2d", {{"N", "1"}, {"C", "4"}, {"H", "12"}, {"W", "8"}}},
       {"softmax", {{"N", "4"}, {"M", "24"}}},
+      {"layer_norm", {{"M", "6"}, {"N", "16"}}},
       {"transpose", {{"M", "16"}, {"N", "24"}}},
       {"row_sum", {{"M", "12"}, {"N", "16"}}},
   };
@@ -172,6 +173,10 @@ TEST_CASE("sketch configs of depthwise_conv2d", "[e2e][property][sketch]") {
 TEST_CASE("sketch configs of max_pool2d", "[e2e][property][sketch]") {
   check_sketch_configs("max_pool2d");
 }
+TEST_CASE("sketch configs of layer_norm", "[e2e][property][sketch]") {
+  check_sketch_configs("layer_norm");
+}
+
 TEST_CASE("sketch configs of softmax", "[e2e][property][sketch]") {
   check_sketch_configs("softmax");
 }

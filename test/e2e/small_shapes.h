@@ -29,6 +29,7 @@ inline const std::map<std::string, ir::ParamOverrides>& small_shapes() {
       {"depthwise_conv2d", {{"N", "1"}, {"C", "3"}, {"H", "6"}, {"W", "7"}}},
       {"max_pool2d", {{"N", "1"}, {"C", "2"}, {"H", "9"}, {"W", "8"}}},
       {"softmax", {{"N", "3"}, {"M", "10"}}},
+      {"layer_norm", {{"M", "7"}, {"N", "13"}}},
       {"transpose", {{"M", "5"}, {"N", "9"}}},
       {"row_sum", {{"M", "6"}, {"N", "10"}}},
   };
@@ -66,6 +67,7 @@ inline const std::map<std::string, ir::ParamOverrides>& edge_shapes() {
         {"stride", "1"},
         {"pad", "0"}}},
       {"softmax", {{"M", "1"}, {"N", "19"}}},
+      {"layer_norm", {{"M", "1"}, {"N", "17"}}},
       {"transpose", {{"M", "20"}, {"N", "3"}}},
       {"row_sum", {{"M", "17"}, {"N", "1"}}},
   };

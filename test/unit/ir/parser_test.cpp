@@ -111,6 +111,14 @@ TEST_CASE("every op in ops/ parses with small parameters", "[parser]") {
     REQUIRE(dag.arguments() == std::vector<int>{0, 4});
     REQUIRE(shape_of(dag, "row_sum") == std::vector<std::int64_t>{3});
   }
+  SECTION("layer_norm") {
+    ComputeDAG dag = parse_file_ok("layer_norm", {{"M", "3"}, {"N", "5"}});
+    REQUIRE(dag.stages().size() == 7);
+    REQUIRE(dag.arguments() == std::vector<int>{0, 1, 2, 6});
+    REQUIRE(dag.stage(3).reduction()->op == ReduceOp::Sum);
+    REQUIRE(dag.stage(5).reduction()->op == ReduceOp::Sum);
+    REQUIRE(shape_of(dag, "gamma") == std::vector<std::int64_t>{5});
+  }
   SECTION("transpose") {
     ComputeDAG dag = parse_file_ok("transpose", {{"M", "3"}, {"N", "5"}});
     REQUIRE(shape_of(dag, "B") == std::vector<std::int64_t>{5, 3});
