@@ -1,5 +1,6 @@
-// kiln-bench: a hand-written kiln schedule timed against a library in the
-// same run (OpenBLAS sgemm for matmul, oneDNN for conv2d), alternating
+// kiln-bench: a kiln schedule timed against the libraries in the same run
+// (OpenBLAS sgemm and oneDNN matmul and inner product for matmul, oneDNN
+// for conv2d, softmax and layer normalization), alternating
 // between the two, with 1 and 2 threads; and the JIT compile time of the
 // schedule split by phase. docs/benchmarks.md has the commands and figures.
 //
@@ -7,6 +8,8 @@
 // builds: the op file is parsed with the same overrides, the schedule file
 // replayed, lowered, compiled for the host, loaded into the JIT and checked
 // against the interpreter before anything is timed.
+#include "onednn_baselines.h"
+
 #include "kiln/codegen/compiler.h"
 #include "kiln/codegen/jit.h"
 #include "kiln/codegen/runtime.h"
@@ -138,10 +141,13 @@ struct Benchmark {
 };
 
 const Benchmark& benchmark(std::string_view flag) {
+  // softmax and layer_norm have no hand-written schedule: pass a tuned one.
   static const Benchmark benchmarks[] = {{"matmul", "matmul", "matmul_1024"},
                                          {"conv2d", "conv2d_nchw", "conv2d_resnet"},
                                          {"conv2d_nchwc", "conv2d_nchwc", "conv2d_nchwc"},
-                                         {"conv2d_nhwc", "conv2d_nhwc", "conv2d_nhwc"}};
+                                         {"conv2d_nhwc", "conv2d_nhwc", "conv2d_nhwc"},
+                                         {"softmax", "softmax", ""},
+                                         {"layer_norm", "layer_norm", ""}};
   for (const Benchmark& b : benchmarks)
     if (b.flag == flag)
       return b;
@@ -390,6 +396,10 @@ int run(const Options& options) {
   const Benchmark& bench = benchmark(options.op);
   if (opfile.empty())
     opfile = fmt::format("{}/ops/{}.kop", KILN_SOURCE_DIR, bench.op_name);
+  if (schedule_file.empty() && bench.schedule.empty())
+    die(Error("bench", fmt::format("--op {} has no hand-written schedule: pass --schedule, e.g. "
+                                   "the LOG.best.json of a `kiln tune` run",
+                                   options.op)));
   if (schedule_file.empty())
     schedule_file = fmt::format("{}/bench/schedules/{}.json", KILN_SOURCE_DIR, bench.schedule);
   if (sets.empty() && is_matmul)
@@ -443,15 +453,51 @@ int run(const Options& options) {
   std::unique_ptr<Conv> conv_plain, conv_any;
   auto* in0 = static_cast<float*>(args[0]);
   auto* in1 = static_cast<float*>(args[1]);
+  const dnnl_version_t* v = dnnl_version();
+  const std::string version = fmt::format("oneDNN {}.{}", v->major, v->minor);
+  // A oneDNN primitive is made again for each thread count (it fixes its
+  // work split when it is created).
+  std::vector<std::unique_ptr<std::unique_ptr<bench::OneDnnPrimitive>>> primitives;
+  auto onednn_library = [&](std::string name,
+                            std::function<std::unique_ptr<bench::OneDnnPrimitive>()> make) {
+    auto& slot =
+        *primitives.emplace_back(std::make_unique<std::unique_ptr<bench::OneDnnPrimitive>>());
+    auto prepare = [&slot, make](int threads) {
+      omp_set_num_threads(threads);
+      slot = make();
+    };
+    libraries.push_back(std::make_unique<Library>(Library{
+        std::move(name), prepare, [&slot] { slot->run(); }, [&slot] { return slot->output(); }}));
+    return &slot;
+  };
+  std::vector<std::pair<std::string, std::unique_ptr<bench::OneDnnPrimitive>*>> onednn_impls;
   if (is_matmul) {
     sgemm = std::make_unique<Sgemm>(dag, in0, in1);
     libraries.push_back(std::make_unique<Library>(
         Library{fmt::format("{} sgemm ({})", trim(OPENBLAS_VERSION), openblas_get_corename()),
                 [](int threads) { openblas_set_num_threads(threads); }, [&] { sgemm->run(); },
                 [&] { return static_cast<const float*>(sgemm->c.get()); }}));
+    const std::int64_t m = param(dag, "M"), n = param(dag, "N"), k = param(dag, "K");
+    onednn_impls.emplace_back("matmul", onednn_library(version + " matmul", [=] {
+                                return std::make_unique<bench::OneDnnMatmul>(m, n, k, in0, in1);
+                              }));
+    onednn_impls.emplace_back("inner product", onednn_library(version + " inner product", [=] {
+                                return std::make_unique<bench::OneDnnInnerProduct>(m, n, k, in0,
+                                                                                   in1);
+                              }));
+  } else if (dag.name() == "softmax") {
+    const std::int64_t m = param(dag, "M"), n = param(dag, "N");
+    onednn_impls.emplace_back("softmax", onednn_library(version + " softmax", [=] {
+                                return std::make_unique<bench::OneDnnSoftmax>(m, n, in0);
+                              }));
+  } else if (dag.name() == "layer_norm") {
+    const std::int64_t m = param(dag, "M"), n = param(dag, "N");
+    auto* in2 = static_cast<float*>(args[2]);
+    onednn_impls.emplace_back(
+        "layer normalization", onednn_library(version + " layer normalization", [=] {
+          return std::make_unique<bench::OneDnnLayerNorm>(m, n, in0, in1, in2, 1e-5f);
+        }));
   } else {
-    const dnnl_version_t* v = dnnl_version();
-    std::string version = fmt::format("oneDNN {}.{}", v->major, v->minor);
     auto conv_library = [&](std::unique_ptr<Conv>& conv, bool plain, std::string name) {
       auto prepare = [&conv, &dag, in0, in1, plain](int threads) {
         omp_set_num_threads(threads);
@@ -483,6 +529,8 @@ int run(const Options& options) {
   }
   if (conv_any)
     fmt::print("oneDNN:   own layouts (reorders not timed): {}\n", conv_any->impl);
+  for (const auto& [what, primitive] : onednn_impls)
+    fmt::print("oneDNN:   {}: {}\n", what, (*primitive)->impl());
 
   std::vector<Library*> libs;
   for (const auto& lib : libraries)
@@ -511,7 +559,8 @@ int main(int argc, char** argv) {
   CLI::App app{"kiln-bench: hand-written kiln schedules against OpenBLAS and oneDNN"};
   Options options;
   app.add_option("--op", options.op, "which benchmark")
-      ->check(CLI::IsMember({"matmul", "conv2d", "conv2d_nchwc", "conv2d_nhwc"}))
+      ->check(CLI::IsMember(
+          {"matmul", "conv2d", "conv2d_nchwc", "conv2d_nhwc", "softmax", "layer_norm"}))
       ->capture_default_str();
   app.add_option("--opfile", options.opfile,
                  "operator file (default: the op's file in ops/: matmul, conv2d_nchw, "
