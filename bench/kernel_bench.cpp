@@ -8,6 +8,7 @@
 // builds: the op file is parsed with the same overrides, the schedule file
 // replayed, lowered, compiled for the host, loaded into the JIT and checked
 // against the interpreter before anything is timed.
+#include "memory_bandwidth.h"
 #include "onednn_baselines.h"
 
 #include "kiln/codegen/compiler.h"
@@ -59,6 +60,7 @@ struct Options {
   int compile_runs = 20;
   bool onednn_any = true;
   bool kiln_only = false;
+  bool bandwidth = true;
   std::uint64_t seed = 1;
 };
 
@@ -315,8 +317,12 @@ struct Figures {
   std::vector<double> kiln, library, ratio;
 };
 
+/// `bytes` is the least memory traffic of one call (every argument read or
+/// written once); `bandwidth_gbs` the machine's triad bandwidth with these
+/// threads (0: not measured).
 void compare(const std::function<void()>& kiln_fn, const std::vector<Library*>& libraries,
-             double flops, const Options& options, int threads) {
+             double flops, double bytes, double bandwidth_gbs, const Options& options,
+             int threads) {
   kiln_rt_set_num_threads(threads);
   for (Library* lib : libraries)
     lib->prepare(threads);
@@ -350,14 +356,22 @@ void compare(const std::function<void()>& kiln_fn, const std::vector<Library*>& 
       figures[l].ratio.push_back(kiln_gflops / lib_gflops[l]);
     }
   }
-  fmt::print("threads {}: kiln {:7.2f} GFLOPS median (min {:.2f}, max {:.2f})\n", threads,
-             median(kiln_all), minimum(kiln_all), maximum(kiln_all));
+  // GB/s of the arguments' bytes, at the median GFLOPS.
+  auto gbs = [&](double gflops) { return gflops * bytes / flops; };
+  std::string of_bandwidth =
+      bandwidth_gbs > 0
+          ? fmt::format(", {:.0f}% of the triad's", 100 * gbs(median(kiln_all)) / bandwidth_gbs)
+          : "";
+  fmt::print("threads {}: kiln {:7.2f} GFLOPS median (min {:.2f}, max {:.2f}); {:.1f} GB/s of "
+             "its arguments{}\n",
+             threads, median(kiln_all), minimum(kiln_all), maximum(kiln_all), gbs(median(kiln_all)),
+             of_bandwidth);
   for (size_t l = 0; l < libraries.size(); ++l) {
     const Figures& f = figures[l];
-    fmt::print("           {:<28} {:7.2f} GFLOPS median (min {:.2f}, max {:.2f}); "
+    fmt::print("           {:<28} {:7.2f} GFLOPS median (min {:.2f}, max {:.2f}; {:.1f} GB/s); "
                "kiln/library {:.3f} (ratio of medians), {:.3f} (median of per-round ratios)\n",
                libraries[l]->name, median(f.library), minimum(f.library), maximum(f.library),
-               median(f.kiln) / median(f.library), median(f.ratio));
+               gbs(median(f.library)), median(f.kiln) / median(f.library), median(f.ratio));
   }
 }
 
@@ -545,8 +559,22 @@ int run(const Options& options) {
   fmt::print("timing:   {} rounds; each round times kiln and each library for >= {} ms, "
              "alternating which goes first\n",
              options.rounds, options.min_round_ms);
-  for (int t : options.threads)
-    compare(kiln_fn, libs, flops, options, t);
+  double bytes = 0;
+  for (int i = 0; i < kiln.buffers->size(); ++i)
+    bytes += static_cast<double>(kiln.buffers->num_elements(i)) * sizeof(float);
+  for (int t : options.threads) {
+    // Arrays of 8x the last-level cache (256 MiB when it is unknown), so
+    // that the triad streams from memory.
+    double bandwidth = 0;
+    if (options.bandwidth) {
+      std::int64_t array_bytes =
+          target.l3_bytes > 0 ? 8 * target.l3_bytes : std::int64_t{256} << 20;
+      bandwidth = bench::triad_bandwidth_gbs(array_bytes, t);
+      fmt::print("memory:   triad {:.1f} GB/s with {} thread{} (arrays of {} MiB)\n", bandwidth, t,
+                 t == 1 ? "" : "s", array_bytes >> 20);
+    }
+    compare(kiln_fn, libs, flops, bytes, bandwidth, options, t);
+  }
 
   if (options.compile_runs > 0)
     report_compile_times(dag, kiln.steps, target, options.compile_runs);
@@ -586,6 +614,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("!--no-onednn-own-layout", options.onednn_any,
                "conv2d: skip oneDNN with its own blocked layouts");
+  app.add_flag("!--no-bandwidth", options.bandwidth,
+               "skip measuring the memory bandwidth (a triad) before each thread count");
   app.add_flag("--kiln-only", options.kiln_only,
                "time kiln alone (for tuning a schedule; no ratios)");
   app.add_option("--seed", options.seed, "seed of the random inputs")->capture_default_str();
