@@ -30,9 +30,12 @@
 
 #include <algorithm>
 #include <cblas.h>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <dnnl.hpp>
 #include <dnnl_debug.h>
 #include <functional>
@@ -42,6 +45,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <unistd.h>
 #include <vector>
 
 using namespace kiln;
@@ -583,9 +587,39 @@ int run(const Options& options) {
 
 } // namespace
 
+/// OpenBLAS picks its kernels when the library loads, before main, unless
+/// OPENBLAS_CORETYPE names them (this environment names Haswell's, AVX2).
+/// The bench times OpenBLAS with the best kernels for the CPU, set in its
+/// own environment only: when the variable names other kernels than
+/// `--openblas-core` asks for, the bench runs itself again with it changed
+/// (OPENBLAS_L2_SIZE, tuned to the other kernels, is dropped).
+void use_openblas_core(const std::string& wanted, char** argv) {
+  std::string core = wanted;
+  if (core == "auto")
+    core = __builtin_cpu_supports("avx512f") ? "SkylakeX"
+           : __builtin_cpu_supports("avx2")  ? "Haswell"
+                                             : "";
+  if (core.empty() || core == "env")
+    return;
+  const char* current = std::getenv("OPENBLAS_CORETYPE");
+  if (current && core == current)
+    return;
+  ::setenv("OPENBLAS_CORETYPE", core.c_str(), 1);
+  ::unsetenv("OPENBLAS_L2_SIZE");
+  ::execv("/proc/self/exe", argv);
+  std::fprintf(stderr, "kiln-bench: cannot run itself again with OPENBLAS_CORETYPE=%s: %s\n",
+               core.c_str(), std::strerror(errno));
+  std::exit(1);
+}
+
 int main(int argc, char** argv) {
-  CLI::App app{"kiln-bench: hand-written kiln schedules against OpenBLAS and oneDNN"};
+  CLI::App app{"kiln-bench: kiln schedules against OpenBLAS and oneDNN"};
   Options options;
+  std::string openblas_core = "auto";
+  app.add_option("--openblas-core", openblas_core,
+                 "OpenBLAS kernels to time: auto (the best for this CPU: SkylakeX with AVX-512, "
+                 "Haswell with AVX2), env (as OPENBLAS_CORETYPE says), or an OpenBLAS core name")
+      ->capture_default_str();
   app.add_option("--op", options.op, "which benchmark")
       ->check(CLI::IsMember(
           {"matmul", "conv2d", "conv2d_nchwc", "conv2d_nhwc", "softmax", "layer_norm"}))
@@ -620,6 +654,7 @@ int main(int argc, char** argv) {
                "time kiln alone (for tuning a schedule; no ratios)");
   app.add_option("--seed", options.seed, "seed of the random inputs")->capture_default_str();
   CLI11_PARSE(app, argc, argv);
+  use_openblas_core(openblas_core, argv);
   try {
     return run(options);
   } catch (const UserError& e) {
