@@ -147,13 +147,12 @@ struct Benchmark {
 };
 
 const Benchmark& benchmark(std::string_view flag) {
-  // softmax and layer_norm have no hand-written schedule: pass a tuned one.
   static const Benchmark benchmarks[] = {{"matmul", "matmul", "matmul_1024"},
                                          {"conv2d", "conv2d_nchw", "conv2d_resnet"},
                                          {"conv2d_nchwc", "conv2d_nchwc", "conv2d_nchwc"},
                                          {"conv2d_nhwc", "conv2d_nhwc", "conv2d_nhwc"},
-                                         {"softmax", "softmax", ""},
-                                         {"layer_norm", "layer_norm", ""}};
+                                         {"softmax", "softmax", "softmax"},
+                                         {"layer_norm", "layer_norm", "layer_norm"}};
   for (const Benchmark& b : benchmarks)
     if (b.flag == flag)
       return b;
@@ -626,10 +625,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--opfile", options.opfile,
                  "operator file (default: the op's file in ops/: matmul, conv2d_nchw, "
-                 "conv2d_nchwc or conv2d_nhwc)");
+                 "conv2d_nchwc, conv2d_nhwc, softmax or layer_norm)");
   app.add_option("--schedule", options.schedule,
                  "schedule file (default: the op's hand-written schedule in bench/schedules/: "
-                 "matmul_1024, conv2d_resnet, conv2d_nchwc or conv2d_nhwc)");
+                 "matmul_1024, conv2d_resnet, conv2d_nchwc, conv2d_nhwc, softmax or layer_norm)");
   app.add_option("--baseline", options.baseline,
                  "another schedule file timed in the same rounds, e.g. a tuned kernel's "
                  "LOG.best.json against the hand-written schedule");

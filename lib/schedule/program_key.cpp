@@ -75,10 +75,12 @@ void hash_step(KeyHasher& h, const Step& step) {
           h.integer(static_cast<std::int64_t>(s.annotation));
         } else if constexpr (std::is_same_v<T, PragmaStep>) {
           h.integer(s.auto_unroll_max_step);
+        } else if constexpr (std::is_same_v<T, RfactorStep>) {
+          h.text(s.iter);
+          h.integer(s.factor);
         } else {
           static_assert(std::is_same_v<T, ComputeInlineStep> ||
-                            std::is_same_v<T, ComputeRootStep> ||
-                            std::is_same_v<T, CacheWriteStep>,
+                            std::is_same_v<T, ComputeRootStep> || std::is_same_v<T, CacheWriteStep>,
                         "a new step kind must hash its fields here");
         }
       },

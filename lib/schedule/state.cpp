@@ -1,6 +1,7 @@
 #include "kiln/schedule/state.h"
 
 #include "kiln/ir/expr_visitor.h"
+#include "kiln/schedule/lower.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -305,6 +306,79 @@ public:
     rebuild(std::move(stages));
   }
 
+  void operator()(const RfactorStep& s) {
+    StageState& st = compute_stage(s.stage, "rfactor");
+    if (st.transformed || st.location != Location::Root)
+      refuse("invalid-step",
+             fmt::format("rfactor of '{}' must come before its loops are transformed or placed; "
+                         "move the step earlier",
+                         s.stage));
+    for (const StageState& other : stages_)
+      if (other.location == Location::At && other.at_stage == s.stage)
+        refuse("invalid-step",
+               fmt::format("rfactor of '{}': '{}' is computed inside it; move that step after",
+                           s.stage, other.name));
+    const int index = dag_.find_stage(s.stage);
+    const ir::Stage& stage = dag_.stage(index);
+    const ir::Reduce* r = stage.reduction();
+    if (!r)
+      refuse("invalid-step",
+             fmt::format("rfactor: '{}' is not a reduction; only a reduction's axis factors",
+                         s.stage));
+    auto axis = std::find_if(r->axes.begin(), r->axes.end(),
+                             [&](const ir::IterVar& a) { return a.name == s.iter; });
+    if (axis == r->axes.end()) {
+      std::vector<std::string> names;
+      for (const ir::IterVar& a : r->axes)
+        names.push_back(a.name);
+      refuse("invalid-step", fmt::format("rfactor {}: '{}' is not a reduction axis of it; its "
+                                         "reduction axes are {}",
+                                         s.stage, s.iter, fmt::join(names, ", ")));
+    }
+    const std::int64_t extent = axis->extent;
+    if (s.factor < 2 || s.factor > extent)
+      refuse("invalid-step",
+             fmt::format("rfactor {}.{}: factor {} must be from 2 to the axis's extent {}", s.stage,
+                         s.iter, s.factor, extent));
+    const std::string name = s.stage + ".rf";
+    refuse_if_stage_exists(name);
+    const ir::IterVar lane{s.iter + ".r", s.factor};
+    const ir::IterVar outer{s.iter + ".o", (extent + s.factor - 1) / s.factor};
+    for (const ir::IterVar& a : stage.axes)
+      if (a.name == lane.name || a.name == outer.name)
+        refuse("invalid-step", fmt::format("rfactor {}.{}: the stage already has an axis '{}'",
+                                           s.stage, s.iter, a.name));
+
+    // S.rf[axes, r] = reduce(body at iter = o * factor + r, over o and the
+    // other reduction axes); points past the extent add the identity.
+    ir::Expr at = ir::var(outer) * s.factor + ir::var(lane);
+    ir::Expr body = ir::substitute(r->body, {{s.iter, at}});
+    if (extent % s.factor != 0)
+      body = ir::select(at < extent, body, reduce_identity(r->op, body.type()));
+    std::vector<ir::IterVar> reduce_axes = r->axes;
+    reduce_axes[static_cast<std::size_t>(axis - r->axes.begin())] = outer;
+    ir::Stage rf;
+    rf.kind = ir::StageKind::Compute;
+    rf.name = name;
+    rf.dtype = stage.dtype;
+    rf.axes = stage.axes;
+    rf.axes.push_back(lane);
+    rf.body = ir::Reduce::make(r->op, body, reduce_axes);
+    rf.where = stage.where;
+
+    // S[axes] = reduce(S.rf[axes, r] over r).
+    std::vector<ir::Expr> indices;
+    for (const ir::IterVar& a : stage.axes)
+      indices.push_back(ir::var(a));
+    indices.push_back(ir::var(lane));
+    const ir::ReduceOp op = r->op;
+    std::vector<ir::Stage> stages = dag_.stages();
+    stages[static_cast<std::size_t>(index)].body =
+        ir::Reduce::make(op, ir::Load::make(name, indices, stage.dtype), {lane});
+    stages.insert(stages.begin() + index, std::move(rf));
+    rebuild(std::move(stages), s.stage);
+  }
+
   void operator()(const AnnotateStep& s) {
     StageState& st = loop_stage(s.stage, "annotate");
     Iterator& it = st.iters[iter_index(st, s.iter)];
@@ -554,6 +628,10 @@ void State::compute_root(const std::string& stage) {
 std::string State::cache_write(const std::string& stage) {
   apply_or_throw(CacheWriteStep{stage});
   return stage + ".local";
+}
+std::string State::rfactor(const std::string& stage, const std::string& iter, std::int64_t factor) {
+  apply_or_throw(RfactorStep{stage, iter, factor});
+  return stage + ".rf";
 }
 std::string State::cache_read(const std::string& stage, const std::string& reader) {
   apply_or_throw(CacheReadStep{stage, reader});

@@ -36,6 +36,7 @@ struct TagOf {
   std::string_view operator()(const ComputeRootStep&) const { return "compute_root"; }
   std::string_view operator()(const CacheWriteStep&) const { return "cache_write"; }
   std::string_view operator()(const CacheReadStep&) const { return "cache_read"; }
+  std::string_view operator()(const RfactorStep&) const { return "rfactor"; }
   std::string_view operator()(const AnnotateStep& s) const {
     return s.annotation == Annotation::None ? "annotate" : annotation_name(s.annotation);
   }
@@ -56,6 +57,9 @@ struct ToJson {
   json operator()(const CacheWriteStep& s) const { return {{"stage", s.stage}}; }
   json operator()(const CacheReadStep& s) const {
     return {{"stage", s.stage}, {"reader", s.reader}};
+  }
+  json operator()(const RfactorStep& s) const {
+    return {{"stage", s.stage}, {"iter", s.iter}, {"factor", s.factor}};
   }
   json operator()(const AnnotateStep& s) const {
     json j = {{"stage", s.stage}, {"iter", s.iter}};
@@ -118,6 +122,8 @@ public:
       return finish(CacheWriteStep{str("stage")});
     if (tag_ == "cache_read")
       return finish(CacheReadStep{str("stage"), str("reader")});
+    if (tag_ == "rfactor")
+      return finish(RfactorStep{str("stage"), str("iter"), integer("factor")});
     if (tag_ == "parallel")
       return finish(AnnotateStep{str("stage"), str("iter"), Annotation::Parallel});
     if (tag_ == "vectorize")
@@ -135,7 +141,8 @@ public:
     if (tag_ == "pragma")
       return finish(PragmaStep{str("stage"), integer("auto_unroll_max_step")});
     fail(fmt::format("step {}: unknown step \"{}\"; the steps are split, fuse, reorder, "
-                     "compute_at, compute_inline, compute_root, cache_write, cache_read, parallel, "
+                     "compute_at, compute_inline, compute_root, cache_write, cache_read, rfactor, "
+                     "parallel, "
                      "vectorize, unroll, annotate, pragma",
                      index_, tag_));
   }

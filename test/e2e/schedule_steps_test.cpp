@@ -377,6 +377,64 @@ TEST_CASE("cache_read: each input for each reader, alone and computed at its loo
   });
 }
 
+TEST_CASE("rfactor: each reduction axis, by a factor that divides and one that does not, its "
+          "partial results vectorized or parallel",
+          "[e2e][schedule][rfactor]") {
+  check_each([](const OpCase& c) {
+    std::vector<NamedSchedule> out;
+    for (const ir::Stage& stage : c.dag.stages()) {
+      const ir::Reduce* r = stage.reduction();
+      if (!r)
+        continue;
+      for (const ir::IterVar& axis : r->axes) {
+        std::vector<std::int64_t> factors;
+        if (axis.extent >= 2)
+          factors.push_back(axis.extent % 2 == 0 ? 2 : axis.extent);
+        if (axis.extent >= 3)
+          factors.push_back(axis.extent - 1); // never divides
+        for (std::int64_t f : factors) {
+          RfactorStep rfactor{stage.name, axis.name, f};
+          const std::string rf = stage.name + ".rf", lane = axis.name + ".r";
+          out.push_back({fmt::format("rfactor {}.{} by {}", stage.name, axis.name, f), {rfactor}});
+          // The lanes innermost and vectorized: one accumulator per lane.
+          State s(c.dag);
+          s.rfactor(stage.name, axis.name, f);
+          std::vector<std::string> order;
+          for (const Iterator& it : s.find_stage(rf)->iters)
+            if (it.name != lane)
+              order.push_back(it.name);
+          order.push_back(lane);
+          out.push_back(
+              {fmt::format("rfactor {}.{} by {}, lanes vectorized", stage.name, axis.name, f),
+               {rfactor, ReorderStep{rf, order}, AnnotateStep{rf, lane, Annotation::Vectorize}}});
+          // The partial results in parallel.
+          out.push_back(
+              {fmt::format("rfactor {}.{} by {}, lanes parallel", stage.name, axis.name, f),
+               {rfactor, AnnotateStep{rf, lane, Annotation::Parallel}}});
+        }
+      }
+    }
+    return out;
+  });
+}
+
+TEST_CASE("rfactor is refused where it cannot apply", "[e2e][schedule][rfactor]") {
+  const OpCase& c = op_case("matmul");
+  auto refused = [&](const std::vector<Step>& steps, const char* why) {
+    auto state = State::replay(c.dag, steps);
+    REQUIRE_FALSE(state.ok());
+    CHECK_THAT(state.error().message(), Catch::Contains(why));
+  };
+  refused({RfactorStep{"A", "k", 2}}, "'A' is an input and has no loops");
+  refused({RfactorStep{"C", "i", 2}},
+          "'i' is not a reduction axis of it; its reduction axes are k");
+  refused({RfactorStep{"C", "k", 1}}, "factor 1 must be from 2 to the axis's extent 9");
+  refused({RfactorStep{"C", "k", 10}}, "factor 10 must be from 2");
+  refused({SplitStep{"C", "i", {2}}, RfactorStep{"C", "k", 3}},
+          "must come before its loops are transformed");
+  refused({RfactorStep{"C", "k", 3}, RfactorStep{"C", "k.o", 2}}, "'k.o' is not a reduction axis");
+}
+
 TEST_CASE("parallel: each spatial loop", "[e2e][schedule][parallel]") {
   check_each([](const OpCase& c) {
     std::vector<NamedSchedule> out;

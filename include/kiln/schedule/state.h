@@ -89,6 +89,8 @@ public:
   void compute_root(const std::string& stage);
   std::string cache_write(const std::string& stage);
   std::string cache_read(const std::string& stage, const std::string& reader);
+  /// Returns the new stage, `<stage>.rf`.
+  std::string rfactor(const std::string& stage, const std::string& iter, std::int64_t factor);
   void annotate(const std::string& stage, const std::string& iter, Annotation a);
   void parallel(const std::string& stage, const std::string& iter);
   void vectorize(const std::string& stage, const std::string& iter);

@@ -82,6 +82,22 @@ struct CacheReadStep {
   bool operator==(const CacheReadStep&) const = default;
 };
 
+/// Factors a reduction (TVM's rfactor): reduction axis `iter` (extent K) of
+/// the reduction stage S becomes `<iter>.o` < ceil(K / factor) in a new
+/// stage `<S>.rf`, which has S's axes and one more, `<iter>.r` < factor:
+///   S.rf[…, r] = reduce(body at iter = o * factor + r, over o and the
+///   other reduction axes), out-of-range points contributing the identity;
+///   S[…] = reduce(S.rf[…, r] over r).
+/// Each `r` is a partial result of its own: vectorize `<iter>.r` in S.rf for
+/// one accumulator per lane (the lanes combined at the end by S), or run it
+/// in parallel when S has too little parallelism of its own. Comes before
+/// S's loops are transformed.
+struct RfactorStep {
+  std::string stage, iter;
+  std::int64_t factor = 0;
+  bool operator==(const RfactorStep&) const = default;
+};
+
 enum class Annotation : std::uint8_t { None, Parallel, Vectorize, Unroll };
 
 /// Marks a loop parallel, vectorized or unrolled (or clears the mark).
@@ -99,10 +115,12 @@ struct PragmaStep {
   bool operator==(const PragmaStep&) const = default;
 };
 
+/// New kinds go at the end: a step's index is part of its program's key.
 using Step = std::variant<SplitStep, FuseStep, ReorderStep, ComputeAtStep, ComputeInlineStep,
-                          ComputeRootStep, CacheWriteStep, CacheReadStep, AnnotateStep, PragmaStep>;
+                          ComputeRootStep, CacheWriteStep, CacheReadStep, AnnotateStep, PragmaStep,
+                          RfactorStep>;
 
-/// The step's tag in JSON: "split", "fuse", …, "parallel", "vectorize",
+/// The step's tag in JSON: "split", "fuse", …, "rfactor", "parallel", "vectorize",
 /// "unroll", "annotate" (for None), "pragma".
 std::string_view step_tag(const Step& step);
 std::string_view annotation_name(Annotation a);
