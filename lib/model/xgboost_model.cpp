@@ -1,5 +1,7 @@
 #include "kiln/model/xgboost_model.h"
 
+#include "kiln/support/json_number.h"
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <xgboost/c_api.h>
@@ -175,29 +177,29 @@ nlohmann::json params_json(const XGBoostParams& p) {
 XGBoostParams params_from_json(const nlohmann::json& j) {
   XGBoostParams d;
   XGBoostParams p;
-  p.max_depth = j.value("max_depth", d.max_depth);
-  p.eta = j.value("eta", d.eta);
-  p.min_child_weight = j.value("min_child_weight", d.min_child_weight);
-  p.gamma = j.value("gamma", d.gamma);
-  p.lambda = j.value("lambda", d.lambda);
-  p.nthread = j.value("nthread", d.nthread);
-  p.tree_method = j.value("tree_method", d.tree_method);
+  p.max_depth = json_number_or(j, "max_depth", d.max_depth);
+  p.eta = json_number_or(j, "eta", d.eta);
+  p.min_child_weight = json_number_or(j, "min_child_weight", d.min_child_weight);
+  p.gamma = json_number_or(j, "gamma", d.gamma);
+  p.lambda = json_number_or(j, "lambda", d.lambda);
+  p.nthread = json_number_or(j, "nthread", d.nthread);
+  p.tree_method = json_string_or(j, "tree_method", d.tree_method);
   // A file written before max_bin was settable used XGBoost's 256.
-  p.max_bin = j.value("max_bin", 256);
-  p.seed = j.value("seed", d.seed);
-  p.max_rounds = j.value("max_rounds", d.max_rounds);
-  p.early_stopping_rounds = j.value("early_stopping_rounds", d.early_stopping_rounds);
-  p.min_improvement = j.value("min_improvement", d.min_improvement);
-  p.continue_rounds = j.value("continue_rounds", d.continue_rounds);
-  p.min_weight = j.value("min_weight", d.min_weight);
+  p.max_bin = json_number_or(j, "max_bin", 256);
+  p.seed = json_number_or(j, "seed", d.seed);
+  p.max_rounds = json_number_or(j, "max_rounds", d.max_rounds);
+  p.early_stopping_rounds = json_number_or(j, "early_stopping_rounds", d.early_stopping_rounds);
+  p.min_improvement = json_number_or(j, "min_improvement", d.min_improvement);
+  p.continue_rounds = json_number_or(j, "continue_rounds", d.continue_rounds);
+  p.min_weight = json_number_or(j, "min_weight", d.min_weight);
   // A file written before objectives existed was trained on the pack-sum.
-  p.objective = objective_from_string(j.value("objective", to_string(Objective::PackSum)))
+  p.objective = objective_from_string(json_string_or(j, "objective", to_string(Objective::PackSum)))
                     .value_or(d.objective);
-  p.pair_gap = j.value("pair_gap", d.pair_gap);
+  p.pair_gap = json_number_or(j, "pair_gap", d.pair_gap);
   // A file written before pair sampling trained on every pair.
-  p.max_pairs_per_program = j.value("max_pairs_per_program", 0);
-  p.subsample = j.value("subsample", d.subsample);
-  p.colsample = j.value("colsample", d.colsample);
+  p.max_pairs_per_program = json_number_or(j, "max_pairs_per_program", 0);
+  p.subsample = json_number_or(j, "subsample", d.subsample);
+  p.colsample = json_number_or(j, "colsample", d.colsample);
   return p;
 }
 
@@ -585,29 +587,32 @@ Expected<XGBoostModel> XGBoostModel::load(const std::string& path) {
   const std::string bytes = rest.str();
 
   nlohmann::json header = nlohmann::json::parse(line, nullptr, false);
-  if (header.is_discarded() || !header.is_object() || header.value("format", "") != kFileFormat)
+  if (header.is_discarded() || !json_string_equals(header, "format", kFileFormat))
     return corrupt(path, "its first line is not a kiln cost model header");
   XGBoostModel model;
   std::uint64_t expected_bytes = 0;
   std::string expected_sum;
   try {
-    const int version = header.at("feature_version").get<int>();
-    const int count = header.value("feature_count", feature_count());
+    const int version = json_number<int>(header.at("feature_version"), "feature_version");
+    const int count = json_number_or(header, "feature_count", feature_count());
     if (version != kFeatureVersion || count != feature_count())
       return Error("model-feature-version",
                    fmt::format("the cost model '{}' was trained on features of version {} ({} "
                                "columns); this kiln extracts version {} ({} columns): retrain the "
                                "model on the tuning logs",
                                path, version, count, kFeatureVersion, feature_count()));
-    if (header.value("version", 0) > kFileVersion)
+    const int file_version = json_number_or(header, "version", 0);
+    if (file_version > kFileVersion)
       return corrupt(path, fmt::format("file version {} is newer than this kiln reads ({})",
-                                       header.value("version", 0), kFileVersion));
+                                       file_version, kFileVersion));
     model.params_ = params_from_json(header.value("params", nlohmann::json::object()));
-    model.target_ = header.value("target", "");
-    model.training_samples_ = header.value("training_samples", std::int64_t{0});
-    expected_bytes = header.at("model_bytes").get<std::uint64_t>();
-    expected_sum = header.value("model_fnv1a64", "");
+    model.target_ = json_string_or(header, "target", "");
+    model.training_samples_ = json_number_or(header, "training_samples", std::int64_t{0});
+    expected_bytes = json_number<std::uint64_t>(header.at("model_bytes"), "model_bytes");
+    expected_sum = json_string_or(header, "model_fnv1a64", "");
   } catch (const nlohmann::json::exception& e) {
+    return corrupt(path, fmt::format("bad header: {}", e.what()));
+  } catch (const std::out_of_range& e) {
     return corrupt(path, fmt::format("bad header: {}", e.what()));
   }
   if (bytes.size() != expected_bytes)

@@ -1,5 +1,7 @@
 #include "kiln/record/record_json.h"
 
+#include "kiln/support/json_number.h"
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -83,7 +85,7 @@ public:
     for (const json& p : array(task, "params")) {
       if (!p.is_array() || p.size() != 2 || !p[0].is_string() || !p[1].is_number_integer())
         fail("task.params must be [name, value] pairs");
-      r.task.params.push_back({p[0].get<std::string>(), p[1].get<std::int64_t>()});
+      r.task.params.push_back({p[0].get<std::string>(), value<std::int64_t>(p[1], "task.params")});
     }
     r.task.dag_text = string(task, "dag");
     r.task.source = string(task, "source");
@@ -100,7 +102,8 @@ public:
       for (const json& k : array(config, "knobs")) {
         if (!k.is_array() || k.size() != 2 || !k[0].is_string() || !k[1].is_number_integer())
           fail("config.knobs must be [name, choice] pairs");
-        r.config.knobs.emplace_back(k[0].get<std::string>(), k[1].get<std::int64_t>());
+        r.config.knobs.emplace_back(k[0].get<std::string>(),
+                                    value<std::int64_t>(k[1], "config.knobs"));
       }
     }
     // Template records may carry knobs alone (as kiln wrote them before
@@ -115,7 +118,7 @@ public:
       for (const json& x : array(config, "point")) {
         if (!x.is_number_integer())
           fail("config.point must be integers");
-        r.config.point.push_back(x.get<std::int64_t>());
+        r.config.point.push_back(value<std::int64_t>(x, "config.point"));
       }
     }
     const json& result = object(root_, "result");
@@ -127,7 +130,7 @@ public:
     for (const json& c : array(result, "costs")) {
       if (!c.is_number())
         fail("result.costs must be numbers");
-      r.result.costs.push_back(c.get<double>());
+      r.result.costs.push_back(value<double>(c, "result.costs"));
     }
     if (r.result.error == MeasureError::None)
       check_timings(r);
@@ -188,10 +191,14 @@ private:
     return v.get<std::string>();
   }
   template <typename T> static T number(const json& j, const char* name) {
-    const json& v = field(j, name);
-    if (!v.is_number() || (std::is_integral_v<T> && !v.is_number_integer()))
-      fail(fmt::format("\"{}\" must be a number", name));
-    return v.get<T>();
+    return value<T>(field(j, name), name);
+  }
+  template <typename T> static T value(const json& v, const char* what) {
+    try {
+      return json_number<T>(v, what);
+    } catch (const std::out_of_range& e) {
+      fail(e.what());
+    }
   }
 
   const json& root_;
@@ -220,26 +227,26 @@ std::string to_json_line(const RoundRecord& r) {
 
 std::optional<RoundRecord> parse_round(std::string_view line) {
   json j = json::parse(line, nullptr, false);
-  if (j.is_discarded() || !j.is_object() || j.value("type", "") != "round")
+  if (j.is_discarded() || !json_string_equals(j, "type", "round"))
     return std::nullopt;
   try {
     RoundRecord r;
     r.run = j.at("run").get<std::string>();
     r.workload_key = j.at("key").get<std::string>();
-    r.round = j.at("round").get<int>();
-    r.sampled = j.at("sampled").get<std::int64_t>();
-    r.predicted = j.at("predicted").get<std::int64_t>();
-    r.measured = j.at("measured").get<std::int64_t>();
-    r.errors = j.at("errors").get<std::int64_t>();
-    r.model_accuracy = j.at("model_accuracy").get<double>();
-    r.best_gflops = j.at("best_gflops").get<double>();
-    r.sample_seconds = j.at("sample_s").get<double>();
-    r.measure_seconds = j.at("measure_s").get<double>();
-    r.update_seconds = j.at("update_s").get<double>();
-    r.elapsed_seconds = j.at("elapsed_s").get<double>();
-    r.trials = j.at("trials").get<std::int64_t>();
+    r.round = json_number<int>(j.at("round"), "round");
+    r.sampled = json_number<std::int64_t>(j.at("sampled"), "sampled");
+    r.predicted = json_number<std::int64_t>(j.at("predicted"), "predicted");
+    r.measured = json_number<std::int64_t>(j.at("measured"), "measured");
+    r.errors = json_number<std::int64_t>(j.at("errors"), "errors");
+    r.model_accuracy = json_number<double>(j.at("model_accuracy"), "model_accuracy");
+    r.best_gflops = json_number<double>(j.at("best_gflops"), "best_gflops");
+    r.sample_seconds = json_number<double>(j.at("sample_s"), "sample_s");
+    r.measure_seconds = json_number<double>(j.at("measure_s"), "measure_s");
+    r.update_seconds = json_number<double>(j.at("update_s"), "update_s");
+    r.elapsed_seconds = json_number<double>(j.at("elapsed_s"), "elapsed_s");
+    r.trials = json_number<std::int64_t>(j.at("trials"), "trials");
     return r;
-  } catch (const json::exception&) {
+  } catch (const std::exception&) { // a json::exception, or a number out of range
     return std::nullopt;
   }
 }

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -97,6 +98,9 @@ std::string steps_to_json(const std::vector<Step>& steps) {
 }
 
 namespace {
+/// JSON integers above this do not fit in a step's signed 64-bit fields.
+constexpr std::uint64_t kMaxInt = std::numeric_limits<std::int64_t>::max();
+
 /// Reads one step object, naming the step and field in every error.
 class StepReader {
 public:
@@ -170,8 +174,8 @@ private:
 
   std::int64_t integer(const std::string& name) {
     const json& v = field(name);
-    if (!v.is_number_integer())
-      fail(fmt::format("step {} ({}): \"{}\" must be an integer", index_, tag_, name));
+    if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<std::uint64_t>() > kMaxInt))
+      fail(fmt::format("step {} ({}): \"{}\" must be an integer below 2^63", index_, tag_, name));
     return v.get<std::int64_t>();
   }
 
@@ -179,9 +183,11 @@ private:
     const json& v = field(name);
     bool ok = v.is_array();
     for (const json& e : v)
-      ok = ok && e.is_number_integer();
+      ok = ok && e.is_number_integer() &&
+           !(e.is_number_unsigned() && e.get<std::uint64_t>() > kMaxInt);
     if (!ok)
-      fail(fmt::format("step {} ({}): \"{}\" must be a list of integers", index_, tag_, name));
+      fail(fmt::format("step {} ({}): \"{}\" must be a list of integers below 2^63", index_, tag_,
+                       name));
     return v.get<std::vector<std::int64_t>>();
   }
 

@@ -264,6 +264,24 @@ TEST_CASE("missing and damaged model files are errors", "[model][xgboost][error]
     header.erase("model_fnv1a64");
     write_all(path, header.dump() + "\n" + bad.substr(nl + 1));
   }
+  SECTION("header numbers no field can hold") {
+    // nlohmann converts 1e111 to an int with a plain cast (undefined
+    // behaviour); the header's numbers are checked first.
+    auto header = nlohmann::json::parse(good.substr(0, nl));
+    SECTION("feature_version") {
+      header["feature_version"] = 2.44444e111;
+    }
+    SECTION("model_bytes") {
+      header["model_bytes"] = -1;
+    }
+    SECTION("a parameter") {
+      header["params"]["max_depth"] = 1e300;
+    }
+    SECTION("a parameter that is no number") {
+      header["params"]["eta"] = "fast";
+    }
+    write_all(path, header.dump() + "\n" + good.substr(nl + 1));
+  }
   SECTION("garbage that passes the checksum") {
     // Only XGBoost can tell: its error must come back as an Error.
     std::string body(200, '\x7b');

@@ -6,6 +6,7 @@
 #include "kiln/record/tuning_log.h"
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <filesystem>
@@ -304,4 +305,27 @@ TEST_CASE("a log that cannot be written is an error", "[record][log]") {
   REQUIRE(err.has_value());
   CHECK(err->id() == "cannot-write-log");
   CHECK_THAT(err->message(), Catch::Contains("No space left on device"));
+}
+
+TEST_CASE("numbers a field cannot hold make a line bad, not a wrapped value", "[record][log]") {
+  ir::ComputeDAG dag = test::matmul_dag(8, 8, 8);
+  nlohmann::json good = nlohmann::json::parse(to_json_line(make_record(dag, 0.001, 3)));
+  for (auto [field, value] : std::vector<std::pair<std::string, nlohmann::json>>{
+           {"trial", 1e300}, {"trial", 2.5}, {"trial", 18446744073709551615ULL}}) {
+    nlohmann::json bad = good;
+    bad[field] = value;
+    auto r = parse_record(bad.dump());
+    CAPTURE(bad[field].dump());
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().id() == "bad-record");
+  }
+  RoundRecord round;
+  round.run = "r";
+  round.workload_key = "k";
+  nlohmann::json line = nlohmann::json::parse(to_json_line(round));
+  REQUIRE(parse_round(line.dump()).has_value());
+  line["round"] = 2.44444e111;
+  CHECK_FALSE(parse_round(line.dump()).has_value());
+  line["type"] = 7; // no round line, and no exception from reading its type
+  CHECK_FALSE(parse_round(line.dump()).has_value());
 }
