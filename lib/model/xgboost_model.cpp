@@ -203,6 +203,27 @@ XGBoostParams params_from_json(const nlohmann::json& j) {
   return p;
 }
 
+/// The ranges of the parameters kiln itself uses (XGBoost checks its own
+/// when the booster is configured): a file's header must not ask for a
+/// billion boosting rounds. The reason, or nothing.
+std::optional<std::string> check_file_params(const XGBoostParams& p) {
+  constexpr int kMaxRounds = 100000;
+  if (p.max_rounds < 1 || p.max_rounds > kMaxRounds)
+    return fmt::format("max_rounds {} is not in 1..{}", p.max_rounds, kMaxRounds);
+  if (p.continue_rounds < 0 || p.continue_rounds > kMaxRounds)
+    return fmt::format("continue_rounds {} is not in 0..{}", p.continue_rounds, kMaxRounds);
+  if (p.early_stopping_rounds < 0 || p.early_stopping_rounds > kMaxRounds)
+    return fmt::format("early_stopping_rounds {} is not in 0..{}", p.early_stopping_rounds,
+                       kMaxRounds);
+  if (p.nthread < 0 || p.nthread > 1024)
+    return fmt::format("nthread {} is not in 0..1024", p.nthread);
+  if (p.max_pairs_per_program < 0)
+    return fmt::format("max_pairs_per_program {} is negative", p.max_pairs_per_program);
+  if (!(p.min_weight >= 0 && p.pair_gap >= 0 && p.min_improvement >= 0))
+    return std::string("min_weight, pair_gap and min_improvement must not be negative");
+  return std::nullopt;
+}
+
 /// FNV-1a over the model bytes: a damaged file is refused before XGBoost
 /// parses it.
 std::string checksum(const char* data, std::size_t n) {
@@ -634,12 +655,29 @@ Expected<XGBoostModel> XGBoostModel::load(const std::string& path) {
   model.booster_ = b;
   if (XGBoosterLoadModelFromBuffer(b, bytes.data(), bytes.size()) != 0)
     return corrupt(path, fmt::format("XGBoost cannot load it: {}", XGBGetLastError()));
+  if (auto err = check_file_params(model.params_))
+    return corrupt(path, fmt::format("bad parameters in its header: {}", *err));
   auto configured = catch_user_error([&]() -> Expected<bool> {
     apply_params(b, model.params_);
     return true;
   });
   if (!configured)
     return configured.error();
+  // XGBoost checks its parameters when the booster is first configured,
+  // which a prediction does: a file's values out of XGBoost's range are a
+  // bad file here, not a failure at the first prediction of a tuning run.
+  ProgramFeatures probe;
+  probe.rows.emplace_back(static_cast<std::size_t>(feature_count()), 0.0f);
+  const ProgramFeatures* one[] = {&probe};
+  auto predicted = catch_user_error([&]() -> Expected<bool> {
+    (void)model.predict(std::span<const ProgramFeatures* const>(one));
+    int rounds = 0;
+    check(XGBoosterBoostedRounds(b, &rounds), "BoostedRounds");
+    return true;
+  });
+  if (!predicted)
+    return corrupt(path,
+                   fmt::format("bad parameters in its header: {}", predicted.error().message()));
   return model;
 }
 
