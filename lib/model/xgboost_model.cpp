@@ -646,6 +646,13 @@ Expected<XGBoostModel> XGBoostModel::load(const std::string& path) {
                          "`kiln train`");
   if (checksum(bytes.data(), bytes.size()) != expected_sum)
     return corrupt(path, "the model bytes do not match their checksum");
+  // A checksum proves the bytes unchanged, not well formed (anyone can
+  // write a matching one): XGBoost's UBJSON reader trusts the lengths it
+  // reads and aborts on absurd ones, so the document is parsed first by a
+  // reader that checks them against the bytes there are.
+  if (nlohmann::json::from_ubjson(bytes, true, false).is_discarded() &&
+      nlohmann::json::parse(bytes, nullptr, false).is_discarded())
+    return corrupt(path, "the model bytes are not a UBJSON or JSON document");
 
   arm_exit_sentinel();
   BoosterHandle b = nullptr;
