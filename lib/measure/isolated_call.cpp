@@ -134,4 +134,11 @@ Expected<std::string> call_isolated(const std::function<std::string()>& fn, doub
   return answer.substr(1);
 }
 
+Expected<std::string> call_with(const Isolation& isolation, const std::function<std::string()>& fn,
+                                std::string_view what) {
+  if (isolation.enabled)
+    return call_isolated(fn, isolation.timeout_seconds, what, isolation.timeout_option);
+  return catch_user_error([&]() -> Expected<std::string> { return fn(); });
+}
+
 } // namespace kiln::measure

@@ -33,21 +33,13 @@ Expected<Reference> Reference::create(const ir::ComputeDAG& dag, const Target& t
     if (!compiled)
       return compiled.error();
     auto compute = [&] { return compute_reference(dag, *compiled->kernel, seed, options); };
-    std::string bytes;
-    if (isolation.enabled) {
-      auto answer =
-          call_isolated(compute, isolation.timeout_seconds,
-                        fmt::format("the reference computation of '{}' (its naive kernel and the "
-                                    "interpreter)",
-                                    dag.name()),
-                        isolation.timeout_option);
-      if (!answer)
-        return answer.error();
-      bytes = std::move(*answer);
-    } else {
-      bytes = compute();
-    }
-    ByteReader r(bytes);
+    auto bytes = call_with(isolation, compute,
+                           fmt::format("the reference computation of '{}' (its naive kernel and "
+                                       "the interpreter)",
+                                       dag.name()));
+    if (!bytes)
+      return bytes.error();
+    ByteReader r(*bytes);
     Reference ref;
     ref.seed_ = seed;
     ref.options_ = options;

@@ -47,18 +47,11 @@ Expected<RunReport> compile_and_run(const ir::ComputeDAG& dag, const schedule::L
       w.put_doubles(timing.seconds);
       return std::move(w).take();
     };
-    std::string bytes;
-    if (options.isolation.enabled) {
-      auto answer = call_isolated(run_check_time, options.isolation.timeout_seconds,
-                                  fmt::format("the kernel of '{}'", dag.name()),
-                                  options.isolation.timeout_option);
-      if (!answer)
-        return answer.error();
-      bytes = std::move(*answer);
-    } else {
-      bytes = run_check_time();
-    }
-    ByteReader r(bytes);
+    auto bytes =
+        call_with(options.isolation, run_check_time, fmt::format("the kernel of '{}'", dag.name()));
+    if (!bytes)
+      return bytes.error();
+    ByteReader r(*bytes);
     report.check = read_check_report(r);
     report.timing.number = r.get<int>();
     report.timing.seconds = r.get_doubles();

@@ -240,18 +240,25 @@ public:
     st.at_iter.clear();
   }
 
-  void operator()(const CacheWriteStep& s) {
-    StageState& st = compute_stage(s.stage, "cache_write");
+  /// A step that rewrites the DAG around a stage (cache_write, rfactor)
+  /// must come before the stage's loops are transformed or placed, and
+  /// before any stage is computed inside it.
+  void refuse_unless_untouched(const std::string& stage, const char* step) {
+    StageState& st = compute_stage(stage, step);
     if (st.transformed || st.location != Location::Root)
       refuse("invalid-step",
-             fmt::format("cache_write of '{}' must come before its loops are transformed or "
-                         "placed; move the step earlier",
-                         s.stage));
+             fmt::format("{} of '{}' must come before its loops are transformed or placed; move "
+                         "the step earlier",
+                         step, stage));
     for (const StageState& other : stages_)
-      if (other.location == Location::At && other.at_stage == s.stage)
-        refuse("invalid-step",
-               fmt::format("cache_write of '{}': '{}' is computed inside it; move that step after",
-                           s.stage, other.name));
+      if (other.location == Location::At && other.at_stage == stage)
+        refuse("invalid-step", fmt::format("{} of '{}': '{}' is computed inside it; move that "
+                                           "step after",
+                                           step, stage, other.name));
+  }
+
+  void operator()(const CacheWriteStep& s) {
+    refuse_unless_untouched(s.stage, "cache_write");
     std::string name = s.stage + ".local";
     refuse_if_stage_exists(name);
     int index = dag_.find_stage(s.stage);
@@ -307,17 +314,7 @@ public:
   }
 
   void operator()(const RfactorStep& s) {
-    StageState& st = compute_stage(s.stage, "rfactor");
-    if (st.transformed || st.location != Location::Root)
-      refuse("invalid-step",
-             fmt::format("rfactor of '{}' must come before its loops are transformed or placed; "
-                         "move the step earlier",
-                         s.stage));
-    for (const StageState& other : stages_)
-      if (other.location == Location::At && other.at_stage == s.stage)
-        refuse("invalid-step",
-               fmt::format("rfactor of '{}': '{}' is computed inside it; move that step after",
-                           s.stage, other.name));
+    refuse_unless_untouched(s.stage, "rfactor");
     const int index = dag_.find_stage(s.stage);
     const ir::Stage& stage = dag_.stage(index);
     const ir::Reduce* r = stage.reduction();

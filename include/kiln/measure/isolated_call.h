@@ -34,6 +34,11 @@ struct Isolation {
 Expected<std::string> call_isolated(const std::function<std::string()>& fn, double timeout_seconds,
                                     std::string_view what, std::string_view timeout_option);
 
+/// `fn` as `isolation` says: in a child process (call_isolated, with its
+/// timeout and option), or in this one when isolation is off.
+Expected<std::string> call_with(const Isolation& isolation, const std::function<std::string()>& fn,
+                                std::string_view what);
+
 /// Plain values and strings into bytes, for the answers of call_isolated.
 class ByteWriter {
 public:
