@@ -35,7 +35,7 @@ const Target& Compiler::target() const {
 }
 
 /// LLVM's standard -O3 module pipeline, tuned for the target, without its
-/// loop unroller.
+/// loop unroller and its SLP vectorizer.
 static void optimize(llvm::Module& module, llvm::TargetMachine& machine, const Target& target) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
@@ -43,7 +43,13 @@ static void optimize(llvm::Module& module, llvm::TargetMachine& machine, const T
   llvm::ModuleAnalysisManager mam;
   llvm::PipelineTuningOptions tuning;
   tuning.LoopVectorization = true;
-  tuning.SLPVectorization = true;
+  // LLVM 19's SLP vectorizer miscompiles some fully unrolled kernels: it
+  // packs their scalar loads into 8- and 16-lane gathers and the answer is
+  // wrong (test/e2e/schedule_steps_test.cpp has one; `opt-19 -O3` reproduces
+  // it, `-vectorize-slp=false` or `-slp-max-vf=4` does not). kiln emits its
+  // vector loops as vectors, and SLP left the benchmark kernels unchanged,
+  // so it is off: a faster wrong kernel is worth nothing.
+  tuning.SLPVectorization = false;
   // The schedule decides what is unrolled (unroll steps, auto_unroll), so
   // LLVM's partial and runtime unrolling is off: it second-guessed the
   // schedule, which the cost model's features then misdescribed, and it

@@ -791,3 +791,25 @@ TEST_CASE("regression: a step that leaves a stage computed where nothing reads i
   CHECK_THAT(err->message(), Catch::Contains("would no longer be its only reader"));
   check_schedule(c, s.steps());
 }
+
+TEST_CASE("regression: a fully unrolled conv tile that LLVM's SLP vectorizer miscompiled",
+          "[e2e][schedule][regression]") {
+  // conv.local's whole tile unrolled into 432 scalar updates reading the
+  // padded window and the copied kernel at constant offsets; LLVM 19's SLP
+  // vectorizer packed those loads into 8- and 16-lane gathers and the last
+  // output row came out wrong (now off: lib/codegen/compiler.cpp).
+  check_schedule(op_case("conv2d_nchw"),
+                 {
+                     CacheWriteStep{"conv"},
+                     CacheReadStep{"kernel", "conv.local"},
+                     SplitStep{"conv", "n", {1}},
+                     SplitStep{"conv", "k", {4}},
+                     SplitStep{"conv", "y", {4}},
+                     SplitStep{"conv", "x", {1}},
+                     ReorderStep{"conv", {"n.0", "k.0", "y.0", "x.0", "n.1", "k.1", "y.1", "x.1"}},
+                     SplitStep{"conv.local", "n", {1, 1}},
+                     ComputeAtStep{"conv.local", "conv", "x.0"},
+                     PragmaStep{"conv.local", 512},
+                     ComputeAtStep{"padded", "conv.local", "n.0"},
+                 });
+}
