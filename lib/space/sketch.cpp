@@ -4,12 +4,34 @@
 #include "sketch_rules.h"
 
 #include "kiln/schedule/lower.h"
+#include "kiln/space/factorization.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
 namespace kiln::space {
+
+const std::vector<std::vector<std::int64_t>>& TileAxis::candidates() const {
+  return tails ? tilings(extent, parts, max_innermost, innermost_multiple, vector_lanes)
+               : factorizations(extent, parts, max_innermost, innermost_multiple);
+}
+
+bool TileAxis::has_tailed_candidates() const {
+  return tails && candidates().size() !=
+                      factorizations(extent, parts, max_innermost, innermost_multiple).size();
+}
+
+bool TileAxis::admits(const std::vector<std::int64_t>& factors) const {
+  // The innermost bounds are not checked: a log written by a space without
+  // them still names a program this space can run.
+  if (static_cast<int>(factors.size()) != parts || !is_tiling(extent, factors))
+    return false;
+  std::int64_t inner = 1; // no overflow: is_tiling checked the product
+  for (size_t i = 1; i < factors.size(); ++i)
+    inner *= factors[i];
+  return tails || extent % inner == 0;
+}
 
 int Sketch::max_parallel(int plan) const {
   const std::string& stage = stage_of(plans_.at(plan));
@@ -47,11 +69,14 @@ static void add_tile_axes(std::vector<TileAxis>& axes, const ir::Stage& st, int 
         vectorized ? std::min(params.max_innermost_factor, lanes * 4) : params.max_innermost_factor;
     bool whole_vectors = vectorized && st.axes[a].extent % lanes == 0 && lanes <= max_inner;
     axes.push_back({st.name, st.axes[a].name, st.axes[a].extent, parts, false, max_inner,
-                    whole_vectors ? lanes : 1});
+                    whole_vectors ? lanes : 1, params.tail_tiles, vectorized ? lanes : 1});
   }
+  // A simple plan does not split its reduction (simple_steps): tails there
+  // would only be more names for one program.
   if (const ir::Reduce* r = st.reduction())
     for (const ir::IterVar& ra : r->axes)
-      axes.push_back({st.name, ra.name, ra.extent, 2, true, max_reduce_inner});
+      axes.push_back({st.name, ra.name, ra.extent, 2, true, max_reduce_inner, 1,
+                      params.tail_tiles && parts > 2, 1});
 }
 
 /// The open tile decisions of a sketch's plans: the multi-level and simple

@@ -3,7 +3,9 @@
 #include "kiln/space/factorization.h"
 #include "kiln/space/sketch.h"
 
+#include <algorithm>
 #include <random>
+#include <set>
 
 namespace kiln::space {
 
@@ -17,7 +19,7 @@ SketchConfig SketchSpace::sample(int sketch, std::mt19937_64& rng) const {
   c.sketch = sketch;
   const Sketch& sk = sketches_.at(sketch);
   for (const TileAxis& a : sk.axes()) {
-    const auto& options = factorizations(a.extent, a.parts, a.max_innermost, a.innermost_multiple);
+    const auto& options = a.candidates();
     c.tiles.push_back(options[std::uniform_int_distribution<size_t>(0, options.size() - 1)(rng)]);
   }
   for (size_t p = 0; p < sk.plans().size(); ++p) {
@@ -47,9 +49,19 @@ static std::vector<std::int64_t> exchanged_factors(const std::vector<std::int64_
            (factor <= axis.max_innermost && (!whole || factor % axis.innermost_multiple == 0));
   };
   const std::int64_t product = f[a] * f[b];
+  // With a tail the outer factor is the outer loop's count, which a new
+  // inner product may shorten: such a pair is no longer a tiling.
+  auto outer_stays = [&](std::int64_t x) {
+    if (a != 0 && b != 0)
+      return true;
+    std::vector<std::int64_t> g = f;
+    g[a] = x;
+    g[b] = product / x;
+    return is_tiling(axis.extent, g);
+  };
   std::vector<std::int64_t> choices;
   auto consider = [&](std::int64_t x) {
-    if (x != f[a] && fits(a, x) && fits(b, product / x))
+    if (x != f[a] && fits(a, x) && fits(b, product / x) && outer_stays(x))
       choices.push_back(x);
   };
   for (std::int64_t x = 1; x * x <= product; ++x)
@@ -59,6 +71,22 @@ static std::vector<std::int64_t> exchanged_factors(const std::vector<std::int64_
         consider(product / x);
     }
   return choices;
+}
+
+/// The tilings among the axis's candidates that differ from `f` in inner
+/// level `level` only (and so in the outer count): a tile of 16 becomes one
+/// of 48 over 1000, rounding up to another multiple.
+static std::vector<std::vector<std::int64_t>> resized(const std::vector<std::int64_t>& f,
+                                                      const TileAxis& axis, size_t level) {
+  std::vector<std::vector<std::int64_t>> out;
+  for (const auto& g : axis.candidates()) {
+    bool same_elsewhere = g[level] != f[level];
+    for (size_t i = 1; i < f.size() && same_elsewhere; ++i)
+      same_elsewhere = i == level || g[i] == f[i];
+    if (same_elsewhere)
+      out.push_back(g);
+  }
+  return out;
 }
 
 SketchConfig SketchSpace::mutate(const SketchConfig& config, std::mt19937_64& rng) const {
@@ -84,6 +112,16 @@ SketchConfig SketchSpace::mutate(const SketchConfig& config, std::mt19937_64& rn
       size_t b = std::uniform_int_distribution<size_t>(0, f.size() - 2)(rng);
       if (b >= a)
         ++b;
+      // On an axis with tails, half the time one inner level takes another
+      // size, which moves the tiling to another rounded-up extent (sizes
+      // exchanged keep the product, and so the tail).
+      if (sk.axes()[t].has_tailed_candidates() && std::bernoulli_distribution(0.5)(rng)) {
+        auto options = resized(f, sk.axes()[t], std::max(a, b));
+        if (options.empty())
+          continue;
+        f = options[std::uniform_int_distribution<size_t>(0, options.size() - 1)(rng)];
+        return c;
+      }
       std::vector<std::int64_t> choices = exchanged_factors(f, sk.axes()[t], a, b);
       if (choices.empty())
         continue;
@@ -132,6 +170,20 @@ SketchSpace::neighbours(const SketchConfig& config) const {
           c.tiles[t][a] = x;
           out.emplace_back(t, std::move(c));
         }
+    if (sk.axes()[t].has_tailed_candidates()) {
+      // Resized levels not already reached by an exchange.
+      std::set<std::vector<std::int64_t>> reached{f};
+      for (auto& [decision, n] : out)
+        if (decision == t)
+          reached.insert(n.tiles[t]);
+      for (size_t level = 1; level < f.size(); ++level)
+        for (auto& g : resized(f, sk.axes()[t], level))
+          if (reached.insert(g).second) {
+            SketchConfig c = config;
+            c.tiles[t] = g;
+            out.emplace_back(t, std::move(c));
+          }
+    }
   }
   for (size_t p = 0; p < config.parallel.size(); ++p) {
     const int plan = static_cast<int>(p);
@@ -193,10 +245,7 @@ std::optional<SketchConfig> SketchSpace::unflatten(const std::vector<std::int64_
       return std::nullopt;
     std::vector<std::int64_t> f(flat.begin() + at, flat.begin() + at + a.parts);
     at += a.parts;
-    std::int64_t prod = 1;
-    for (std::int64_t x : f)
-      prod = x > 0 ? prod * x : -1;
-    if (prod != a.extent)
+    if (!a.admits(f))
       return std::nullopt;
     c.tiles.push_back(f);
   }

@@ -26,7 +26,9 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <numeric>
 #include <random>
 #include <set>
 
@@ -88,6 +90,7 @@ void check_sketch_configs(const std::string& op) {
   test::KernelChecker& checker = test::KernelChecker::shared();
   int failures = 0;
   std::map<std::string, int> made;
+  int tailed = 0; // configs with a tile size that does not divide its extent
   for (std::uint64_t i = 0; i < count && failures < 5; ++i) {
     ShapeSpace& s = spaces[i % 2];
     std::optional<space::SketchConfig>& parent = previous[i % 2];
@@ -112,6 +115,13 @@ void check_sketch_configs(const std::string& op) {
     }
     parent = config;
     ++made[how];
+    const auto& axes = s.space.sketches()[config.sketch].axes();
+    for (size_t t = 0; t < axes.size(); ++t)
+      if (std::accumulate(config.tiles[t].begin(), config.tiles[t].end(), std::int64_t{1},
+                          std::multiplies<>()) != axes[t].extent) {
+        ++tailed;
+        break;
+      }
     std::vector<schedule::Step> steps = s.space.steps(config);
     auto state = schedule::State::replay(s.dag, steps);
     std::string where =
@@ -131,9 +141,14 @@ void check_sketch_configs(const std::string& op) {
                            test::reproduce_hint(op, s.shape, *state, schedule_path(op, i))));
     ++failures;
   }
-  fmt::print("{}: {} sketch configs checked ({} sampled, {} mutated, {} crossed over)\n", op,
-             made["sample"] + made["mutation"] + made["crossover"], made["sample"],
-             made["mutation"], made["crossover"]);
+  fmt::print("{}: {} sketch configs checked ({} sampled, {} mutated, {} crossed over; {} with a "
+             "tail)\n",
+             op, made["sample"] + made["mutation"] + made["crossover"], made["sample"],
+             made["mutation"], made["crossover"], tailed);
+  // The small shapes' odd extents get tailed tilings (a masked vector of 16
+  // lanes over 13 at least): the check above covers them, not by chance.
+  if (count >= 100)
+    CHECK(tailed * 20 >= static_cast<int>(count));
 }
 
 } // namespace

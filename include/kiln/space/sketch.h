@@ -64,6 +64,20 @@ struct TileAxis {
   /// Ansor samples them too and leaves them to its model; kiln does not
   /// spend trials there.
   std::int64_t innermost_multiple = 1;
+  /// Whether tilings with a tail are drawn too (tilings()), and the vector
+  /// lanes their innermost factor is a multiple of (1: not vectorized).
+  bool tails = false;
+  std::int64_t vector_lanes = 1;
+
+  /// The tilings a search draws from: the exact factorizations, and the
+  /// tailed ones when `tails`. Never empty.
+  const std::vector<std::vector<std::int64_t>>& candidates() const;
+  /// Whether some candidate has a tail (never for a power of two).
+  bool has_tailed_candidates() const;
+  /// Whether a config's factors for this axis are a tiling the space can
+  /// make: is_tiling, the innermost factor within its bounds, and no tail
+  /// unless `tails`.
+  bool admits(const std::vector<std::int64_t>& factors) const;
 };
 
 /// The open decisions of a sketch, filled.
@@ -115,16 +129,18 @@ public:
   const SpaceParams& params() const { return params_; }
   const std::vector<Sketch>& sketches() const { return sketches_; }
 
-  /// A random config: a sketch, then tile sizes uniform among the exact
-  /// factorizations of each extent, a parallel granularity, an unroll step.
+  /// A random config: a sketch, then tile sizes uniform among each axis's
+  /// candidates (TileAxis::candidates: exact factorizations, and tilings
+  /// with a tail), a parallel granularity, an unroll step.
   SketchConfig sample(std::mt19937_64& rng) const;
   /// A random config of one sketch (the same draws as sample() makes after
   /// choosing the sketch).
   SketchConfig sample(int sketch, std::mt19937_64& rng) const;
   /// One random change (Ansor's mutations, the first widened): two levels
   /// of a tile share their product as another factor pair (90%; a divisor
-  /// moved from one to the other, or factors exchanged), redraw an unroll
-  /// step, or change the parallel granularity.
+  /// moved from one to the other, or factors exchanged; on an axis with
+  /// tails half of these give one inner level another candidate size
+  /// instead), redraw an unroll step, or change the parallel granularity.
   SketchConfig mutate(const SketchConfig& config, std::mt19937_64& rng) const;
   /// Every config one mutation away, each with the decision it changes: a
   /// tile axis t is decision t; plan p's parallel loops and unroll step are

@@ -18,6 +18,10 @@ struct SpaceParams {
   /// cache block (OpenBLAS's sgemm kc is 256-384), not a register tile, so
   /// max_innermost_factor would cap it four times too short.
   std::int64_t max_pack_depth = 512;
+  /// Whether tile sizes that do not divide their extent are drawn too
+  /// (tilings()): without them a prime or odd extent can be neither tiled
+  /// nor vectorized in whole vectors.
+  bool tail_tiles = true;
 };
 
 /// The params of a machine: the f32 lanes of its vector registers and its

@@ -75,6 +75,128 @@ TEST_CASE("factorizations can keep the innermost factor a whole number of vector
   REQUIRE(factorizations(56, 4, 64, 16) == std::vector<std::vector<std::int64_t>>{{56, 1, 1, 1}});
 }
 
+TEST_CASE("tilings add tails where exact factorizations are few", "[space][factorization]") {
+  // 97 is prime: exactly one factorization, and tilings of 98, 100 and 104
+  // (at most an eighth more) with the outer count recomputed.
+  const auto& prime = tilings(97, 4, 64, 1, 1);
+  REQUIRE(prime.front() == factorizations(97, 4, 64).front());
+  REQUIRE(std::set<std::vector<std::int64_t>>(prime.begin(), prime.end()).size() == prime.size());
+  for (const auto& f : prime) {
+    REQUIRE(is_tiling(97, f));
+    CHECK(f.back() <= 64);
+    CHECK(f[0] * f[1] * f[2] * f[3] <= 97 + 97 / 8);
+  }
+  for (std::vector<std::int64_t> f :
+       {std::vector<std::int64_t>{13, 1, 1, 8}, {49, 1, 1, 2}, {7, 1, 2, 7}, {4, 5, 1, 5}})
+    CHECK(std::count(prime.begin(), prime.end(), f) == 1);
+  CHECK(std::count(prime.begin(), prime.end(), std::vector<std::int64_t>{7, 1, 1, 16}) == 0);
+  REQUIRE(&tilings(97, 4, 64, 1, 1) == &prime); // cached
+
+  // A vector axis of 1000 (62.5 vectors) gets whole vectors with a tail; a
+  // short one gets one masked vector.
+  const auto& vector_axis = tilings(1000, 4, 64, 1, 16);
+  int whole_vectors = 0;
+  for (const auto& f : vector_axis)
+    if (f[0] * f[1] * f[2] * f[3] != 1000) {
+      CHECK(f.back() % 16 == 0);
+      whole_vectors += f.back() % 16 == 0;
+    }
+  CHECK(whole_vectors > 0);
+  CHECK(
+      std::count(vector_axis.begin(), vector_axis.end(), std::vector<std::int64_t>{63, 1, 1, 16}));
+  CHECK(std::count(tilings(10, 2, 64, 1, 16).begin(), tilings(10, 2, 64, 1, 16).end(),
+                   std::vector<std::int64_t>{1, 16}) == 1);
+
+  // Powers of two and whole vectors: nothing to round up.
+  CHECK(tilings(512, 4, 64, 16, 16) == factorizations(512, 4, 64, 16));
+  CHECK(tilings(64, 4, 64, 1, 1) == factorizations(64, 4, 64));
+}
+
+TEST_CASE("is_tiling: the outer factor is the count of outer iterations",
+          "[space][factorization]") {
+  CHECK(is_tiling(97, {13, 8}));
+  CHECK(is_tiling(96, {12, 8}));
+  CHECK_FALSE(is_tiling(97, {12, 8})); // misses the last element
+  CHECK_FALSE(is_tiling(97, {14, 8})); // an iteration with nothing to do
+  CHECK_FALSE(is_tiling(97, {0, 8}));
+  CHECK_FALSE(is_tiling(97, {1, -1}));
+  CHECK_FALSE(is_tiling(97, {}));
+  CHECK_FALSE(is_tiling(97, {1, std::int64_t{1} << 40, std::int64_t{1} << 40}));
+}
+
+TEST_CASE("an odd-sized matmul is tiled and vectorized with tails, within the space",
+          "[space][sample]") {
+  // 97 x 101 x 89: every extent prime, so without tails no axis has a tile
+  // and j cannot be vectorized in whole vectors.
+  ir::ComputeDAG dag = test::matmul_dag(97, 101, 89);
+  SketchSpace sp(dag, SpaceParams{16, 2, 64});
+  std::mt19937_64 rng(21);
+  std::set<std::int64_t> j_inner;
+  int tailed = 0, configs = 0;
+  for (int i = 0; i < 200; ++i) {
+    SketchConfig c = sp.sample(rng);
+    for (int m = 0; m < 5; ++m, c = sp.mutate(c, rng)) {
+      ++configs;
+      const Sketch& sk = sp.sketches()[c.sketch];
+      bool tail = false;
+      for (size_t t = 0; t < c.tiles.size(); ++t) {
+        REQUIRE(sk.axes()[t].admits(c.tiles[t]));
+        tail = tail || std::accumulate(c.tiles[t].begin(), c.tiles[t].end(), std::int64_t{1},
+                                       std::multiplies<>()) != sk.axes()[t].extent;
+        if (sk.axes()[t].axis == "j")
+          j_inner.insert(c.tiles[t].back());
+      }
+      tailed += tail;
+      auto back = sp.unflatten(sp.flatten(c));
+      REQUIRE(back.has_value());
+      REQUIRE(*back == c);
+      REQUIRE(sp.state(c).ok());
+    }
+  }
+  CHECK(tailed > configs / 2);
+  for (std::int64_t vectors : {16, 32, 48, 64})
+    CHECK(j_inner.count(vectors) == 1);
+
+  // Every mutation of a tailed config is one of its neighbours.
+  SketchConfig c = sp.sample(0, rng);
+  const int j =
+      static_cast<int>(std::find_if(sp.sketches()[0].axes().begin(), sp.sketches()[0].axes().end(),
+                                    [](const TileAxis& a) { return a.axis == "j"; }) -
+                       sp.sketches()[0].axes().begin());
+  c.tiles[j] = {7, 1, 1, 16};
+  std::set<std::vector<std::int64_t>> near;
+  for (const auto& [decision, n] : sp.neighbours(c)) {
+    REQUIRE(near.insert(sp.flatten(n)).second);
+    for (size_t t = 0; t < n.tiles.size(); ++t)
+      REQUIRE(sp.sketches()[0].axes()[t].admits(n.tiles[t]));
+  }
+  CHECK(near.count(sp.flatten([&] {
+    SketchConfig d = c;
+    d.tiles[j] = {3, 1, 1, 48}; // resized: 48 lanes, 144 rounded up
+    return d;
+  }())) == 1);
+  for (int i = 0; i < 300; ++i) {
+    SketchConfig m = sp.mutate(c, rng);
+    if (sp.flatten(m) != sp.flatten(c))
+      REQUIRE(near.count(sp.flatten(m)) == 1);
+  }
+
+  // A tiling that misses elements is no config; without tails, none has one.
+  SketchConfig bad = c;
+  bad.tiles[j] = {6, 1, 1, 16};
+  CHECK_FALSE(sp.unflatten(sp.flatten(bad)).has_value());
+  SpaceParams exact{16, 2, 64};
+  exact.tail_tiles = false;
+  SketchSpace whole(dag, exact);
+  CHECK_FALSE(whole.unflatten(sp.flatten(c)).has_value());
+  for (int i = 0; i < 100; ++i) {
+    SketchConfig w = whole.sample(rng);
+    for (size_t t = 0; t < w.tiles.size(); ++t)
+      CHECK(std::accumulate(w.tiles[t].begin(), w.tiles[t].end(), std::int64_t{1},
+                            std::multiplies<>()) == whole.sketches()[w.sketch].axes()[t].extent);
+  }
+}
+
 TEST_CASE("matmul has four sketches; dense+bias+relu fuses into its consumer", "[space][sketch]") {
   SketchSpace mm(test::matmul_dag(64, 64, 64), SpaceParams{});
   REQUIRE(mm.sketches().size() == 4);
