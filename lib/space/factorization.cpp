@@ -111,11 +111,16 @@ const Tilings& tilings(std::int64_t extent, int parts, std::int64_t max_innermos
   std::lock_guard<std::mutex> lock(cache_mutex);
   auto& slot = cache[{extent, parts, max_innermost, innermost_multiple, vector_lanes}];
   if (!slot) {
-    slot = std::make_unique<Tilings>(whole);
+    // The one-loop fallback of factorizations() only when nothing else
+    // qualifies: an innermost factor that must be whole vectors of an
+    // extent that is not gets tailed tilings instead.
+    Tilings tails = tailed(extent, parts, max_innermost, vector_lanes);
+    slot = std::make_unique<Tilings>(
+        tails.empty() ? whole : exact(extent, parts, max_innermost, innermost_multiple));
     // An exact tiling that is also a tailed one's outcome (a whole number
     // of vectors when the extent is one) is listed once.
-    std::set<std::vector<std::int64_t>> seen(whole.begin(), whole.end());
-    for (auto& f : tailed(extent, parts, max_innermost, vector_lanes))
+    std::set<std::vector<std::int64_t>> seen(slot->begin(), slot->end());
+    for (auto& f : tails)
       if (!seen.count(f))
         slot->push_back(std::move(f));
   }

@@ -44,7 +44,7 @@ int Sketch::max_parallel(int plan) const {
 
 bool Sketch::uses_unroll(int plan) const {
   const StagePlan& p = plans_.at(plan);
-  if (std::holds_alternative<MultiLevelPlan>(p))
+  if (std::holds_alternative<MultiLevelPlan>(p) || std::holds_alternative<RfactorPlan>(p))
     return true;
   if (!std::holds_alternative<SimplePlan>(p))
     return false;
@@ -90,6 +90,16 @@ static std::vector<TileAxis> tile_axes(const ir::ComputeDAG& dag,
       add_tile_axes(axes, scheduled_stage(dag, p->stage), 4,
                     p->weight_vectorization ? p->weight_vectorization->axis : "",
                     p->packing ? params.max_pack_depth : params.max_innermost_factor, params);
+    if (const auto* p = std::get_if<RfactorPlan>(&plan)) {
+      // The factor: the partials' vector, 1 to 4 whole vectors (their
+      // extent rounded up when the axis is not whole vectors).
+      const ir::Stage& st = scheduled_stage(dag, p->stage);
+      const ir::IterVar& a = *std::find_if(st.reduction()->axes.begin(), st.reduction()->axes.end(),
+                                           [&](const ir::IterVar& r) { return r.name == p->axis; });
+      const std::int64_t lanes = std::max(params.vector_lanes, 1);
+      axes.push_back({st.name, a.name, a.extent, 2, true, std::max<std::int64_t>(lanes * 4, 4),
+                      lanes, params.tail_tiles, lanes});
+    }
     if (const auto* p = std::get_if<SimplePlan>(&plan))
       add_tile_axes(axes, scheduled_stage(dag, p->stage), 2, "", params.max_innermost_factor,
                     params);

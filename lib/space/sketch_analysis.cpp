@@ -104,6 +104,21 @@ bool Analysis::has_data_reuse(int index) const {
   return false;
 }
 
+std::string Analysis::rfactor_axis(int index, std::int64_t min_extent) const {
+  const ir::Stage& s = effective_[index];
+  const ir::Reduce* r = s.reduction();
+  if (!r || r->axes.empty() || has_data_reuse(index) || inlined(s.name))
+    return "";
+  const ir::IterVar& axis = r->axes.back();
+  if (axis.extent < min_extent)
+    return "";
+  for (const LoadUse& l : reduction_loads(*r))
+    if (const auto* v = l.load->indices.empty() ? nullptr : l.load->indices.back().as<ir::Var>();
+        v && v->name == axis.name)
+      return axis.name;
+  return "";
+}
+
 std::optional<PackableInput> Analysis::packable_input(int index) const {
   const ir::Stage& s = dag_.stage(index);
   const ir::Reduce* r = s.reduction();

@@ -6,6 +6,7 @@
 
 #include "kiln/ir/compute_dag.h"
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -62,6 +63,12 @@ public:
   /// in loads that do not read its vectorized axis (`vector_axis`, or its
   /// last axis when empty): every element a broadcast.
   bool broadcast_only(int reader, const std::string& tensor, std::string vector_axis) const;
+  /// The reduction axis of stage `index` worth an rfactor: its last one,
+  /// when the reduction has no data reuse, the axis is at least
+  /// `min_extent` long and some load of the body reads along it
+  /// contiguously (its last index is the axis), so that vectors of
+  /// partial results run along memory. Empty otherwise.
+  std::string rfactor_axis(int index, std::int64_t min_extent) const;
   /// The only consumer, when it reads `index` element-wise (same shape,
   /// indexed by exactly its own axes) and is not itself a reduction; -1 if
   /// there is none.

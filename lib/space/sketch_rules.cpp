@@ -224,11 +224,31 @@ std::vector<Draft> SkipFusedConsumer::apply(const Draft& draft, const StageConte
 Condition SimpleTiling::condition(const Draft&, const StageContext& stage) const {
   // The multi-level rules apply without skipping the rest (each adds its
   // drafts): their stages are not tiled simply as well.
-  return reuses_data(stage) ? Condition::Skip : Condition::ApplyAndSkipRest;
+  // The rfactor rule after it adds its draft; nothing else follows.
+  return reuses_data(stage) ? Condition::Skip : Condition::Apply;
 }
 
 std::vector<Draft> SimpleTiling::apply(const Draft& draft, const StageContext& stage) const {
   return {with_plan(draft, SimplePlan{stage.stage().name})};
+}
+
+Condition Rfactor::condition(const Draft&, const StageContext& stage) const {
+  return stage.analysis.rfactor_axis(stage.index, kMinExtent).empty() ? Condition::Skip
+                                                                      : Condition::Apply;
+}
+
+std::vector<Draft> Rfactor::apply(const Draft& draft, const StageContext& stage) const {
+  RfactorPlan plan{stage.stage().name,
+                   stage.analysis.rfactor_axis(stage.index, kMinExtent),
+                   axis_names(stage.stage()),
+                   {}};
+  for (const ir::IterVar& a : stage.stage().reduction()->axes)
+    if (a.name != plan.axis)
+      plan.other_reduce_axes.push_back(a.name);
+  Draft d = with_plan(draft, plan);
+  d.name +=
+      fmt::format("{}{} rfactored along {}", d.name.empty() ? "" : ", ", plan.stage, plan.axis);
+  return {d};
 }
 
 /// Tries one rule on a draft: the drafts it makes go to `next`, and

@@ -142,9 +142,19 @@ struct SkipFusedConsumer {
 };
 
 /// Every other computed stage (also reductions without reuse such as row
-/// sums and softmax, where Ansor would use rfactor, not yet in kiln): a
-/// simple tiling.
+/// sums and softmax): a simple tiling.
 struct SimpleTiling {
+  Condition condition(const Draft& draft, const StageContext& stage) const;
+  std::vector<Draft> apply(const Draft& draft, const StageContext& stage) const;
+};
+
+/// A reduction without reuse whose last reduction axis is long and read
+/// along memory (Analysis::rfactor_axis): also factored by rfactor
+/// (RfactorPlan), a draft after the simple tiling's, so the sketches
+/// without it keep their numbers.
+struct Rfactor {
+  /// Shorter reductions gain nothing from vectors of partial results.
+  static constexpr std::int64_t kMinExtent = 64;
   Condition condition(const Draft& draft, const StageContext& stage) const;
   std::vector<Draft> apply(const Draft& draft, const StageContext& stage) const;
 };
@@ -161,6 +171,7 @@ inline constexpr std::tuple kSketchRules{
     MultiLevelTilingWeightVectorized{},
     SkipFusedConsumer{},
     SimpleTiling{},
+    Rfactor{},
 };
 
 /// The drafts of every sketch of the analysed DAG, in sketch order.

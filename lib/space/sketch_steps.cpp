@@ -153,6 +153,30 @@ static void root_inside_steps(StepWriter& w, const RootPlan& p, const std::strin
     w.annotate(p.stage, p.axes.back(), Annotation::Vectorize);
 }
 
+/// An rfactor of the plan's axis by the chosen factor, `<stage>.rf` ordered
+/// spatial, other reductions, `<axis>.o`, `<axis>.r`: the partials'
+/// vector innermost, its spatial loops fused and parallel. A factor of 1
+/// (an axis too short for a whole vector, no tails) leaves the stage as it
+/// is.
+static void rfactor_steps(StepWriter& w, const RfactorPlan& p, const PlanDecisions& d) {
+  const std::int64_t factor = w.factors(p.stage, p.axis).back();
+  if (factor < 2)
+    return;
+  w.step(schedule::RfactorStep{p.stage, p.axis, factor});
+  const std::string rf = p.stage + ".rf";
+  std::vector<std::string> order = p.spatial_axes;
+  order.insert(order.end(), p.other_reduce_axes.begin(), p.other_reduce_axes.end());
+  order.push_back(p.axis + ".o");
+  order.push_back(p.axis + ".r");
+  w.step(schedule::ReorderStep{rf, order});
+  std::vector<std::string> loops =
+      w.fuse_prefix(rf, p.spatial_axes, static_cast<int>(p.spatial_axes.size()));
+  if (!loops.empty())
+    w.annotate(rf, loops.front(), Annotation::Parallel);
+  w.annotate(rf, p.axis + ".r", Annotation::Vectorize);
+  w.pragma(rf, d.unroll);
+}
+
 /// A multi-level tiling in place: S0 S1 R0 S2 R1 S3.
 static void multi_level_in_place_steps(StepWriter& w, const MultiLevelPlan& p,
                                        const PlanDecisions& d) {
@@ -311,6 +335,7 @@ std::vector<Step> Sketch::steps(const SketchConfig& config) const {
                    // Its loops are written by the stage fused into it.
                    [](const OuterPlan&) {},
                    [&](const SimplePlan& p) { simple_steps(w, p, d); },
+                   [&](const RfactorPlan& p) { rfactor_steps(w, p, d); },
                    [&](const RootPlan& p) {
                      if (p.inside.empty())
                        root_steps(w, p);

@@ -24,6 +24,7 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
@@ -37,7 +38,9 @@ using namespace kiln;
 namespace {
 
 /// Shapes whose extents have many factors (12, 16, 24, 32), small enough for
-/// the interpreter to check every element in well under a millisecond.
+/// the interpreter to check every element in well under a millisecond. The
+/// row reductions are long enough for the rfactor sketches (at least
+/// Rfactor::kMinExtent = 64; 72 leaves a tail).
 const std::map<std::string, ir::ParamOverrides>& composite_shapes() {
   static const std::map<std::string, ir::ParamOverrides> shapes = {
       {"matmul", {{"M", "24"}, {"N", "32"}, {"K", "12"}}},
@@ -48,10 +51,10 @@ const std::map<std::string, ir::ParamOverrides>& composite_shapes() {
       {"conv2d_nhwc", {{"N", "1"}, {"C", "4"}, {"H", "8"}, {"W", "8"}, {"K", "16"}}},
       {"depthwise_conv2d", {{"N", "1"}, {"C", "4"}, {"H", "8"}, {"W", "12"}}},
       {"max_pool2d", {{"N", "1"}, {"C", "4"}, {"H", "12"}, {"W", "8"}}},
-      {"softmax", {{"N", "4"}, {"M", "24"}}},
-      {"layer_norm", {{"M", "6"}, {"N", "16"}}},
+      {"softmax", {{"M", "4"}, {"N", "72"}}},
+      {"layer_norm", {{"M", "6"}, {"N", "80"}}},
       {"transpose", {{"M", "16"}, {"N", "24"}}},
-      {"row_sum", {{"M", "12"}, {"N", "16"}}},
+      {"row_sum", {{"M", "3"}, {"N", "96"}}},
   };
   return shapes;
 }
@@ -90,7 +93,12 @@ void check_sketch_configs(const std::string& op) {
   test::KernelChecker& checker = test::KernelChecker::shared();
   int failures = 0;
   std::map<std::string, int> made;
-  int tailed = 0; // configs with a tile size that does not divide its extent
+  int tailed = 0;    // configs with a tile size that does not divide its extent
+  int rfactored = 0; // configs with an rfactor step
+  bool has_rfactor_sketch = false;
+  for (const ShapeSpace& s : spaces)
+    for (const space::Sketch& sk : s.space.sketches())
+      has_rfactor_sketch = has_rfactor_sketch || sk.name().find("rfactored") != std::string::npos;
   for (std::uint64_t i = 0; i < count && failures < 5; ++i) {
     ShapeSpace& s = spaces[i % 2];
     std::optional<space::SketchConfig>& parent = previous[i % 2];
@@ -123,6 +131,9 @@ void check_sketch_configs(const std::string& op) {
         break;
       }
     std::vector<schedule::Step> steps = s.space.steps(config);
+    rfactored += std::any_of(steps.begin(), steps.end(), [](const schedule::Step& step) {
+      return std::holds_alternative<schedule::RfactorStep>(step);
+    });
     auto state = schedule::State::replay(s.dag, steps);
     std::string where =
         fmt::format("op {} ({} {}), config {} of seed {}: sketch \"{}\"", op, how,
@@ -142,13 +153,17 @@ void check_sketch_configs(const std::string& op) {
     ++failures;
   }
   fmt::print("{}: {} sketch configs checked ({} sampled, {} mutated, {} crossed over; {} with a "
-             "tail)\n",
+             "tail, {} rfactored)\n",
              op, made["sample"] + made["mutation"] + made["crossover"], made["sample"],
-             made["mutation"], made["crossover"], tailed);
+             made["mutation"], made["crossover"], tailed, rfactored);
   // The small shapes' odd extents get tailed tilings (a masked vector of 16
   // lanes over 13 at least): the check above covers them, not by chance.
-  if (count >= 100)
+  if (count >= 100) {
     CHECK(tailed * 20 >= static_cast<int>(count));
+    // Row reductions' rfactor sketches are checked too, not only drawn.
+    if (has_rfactor_sketch)
+      CHECK(rfactored * 10 >= static_cast<int>(count));
+  }
 }
 
 } // namespace

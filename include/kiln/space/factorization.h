@@ -35,6 +35,8 @@ const std::vector<std::vector<std::int64_t>>& factorizations(std::int64_t extent
 /// 4 vectors (at most
 /// `max_innermost`) however much that adds, so every register tile width
 /// fits (101 in tiles of 48 lanes) and 10 classes take one masked vector.
+/// factorizations()' one-loop fallback is listed only when there is no
+/// tailed tiling either.
 /// Cached and shared as factorizations() is.
 const std::vector<std::vector<std::int64_t>>& tilings(std::int64_t extent, int parts,
                                                       std::int64_t max_innermost,

@@ -29,8 +29,11 @@
 //    (vectorized along the output channels over a copy of the weights
 //    stored with them innermost, as oneDNN's blocked convolutions are);
 //  - simple tiling for every other computed stage (also reductions without
-//    reuse such as row sums and softmax, where Ansor would use rfactor, not
-//    yet in kiln).
+//    reuse such as row sums and softmax);
+//  - rfactor: a reduction without reuse whose last reduction axis is long
+//    (64 or more) and read along memory also gets a sketch where an rfactor
+//    step keeps 1 to 4 vectors of partial results per output element,
+//    combined afterwards (Ansor's rfactor rule), after the simple one.
 // What a sketch does with each stage is a StagePlan (stage_plan.h).
 #ifndef KILN_SPACE_SKETCH_H
 #define KILN_SPACE_SKETCH_H

@@ -91,8 +91,23 @@ struct MultiLevelPlan {
   std::optional<WeightVectorization> weight_vectorization; ///< level 1 with a cache write only
 };
 
+/// A reduction factored along its last reduction axis (`axis`, read
+/// contiguously) by an rfactor step: `<stage>.rf` keeps a vector of partial
+/// results per output element (`<axis>.r`, the factor a multiple of the
+/// vector lanes, vectorized and innermost, `<axis>.o` outside it), its
+/// spatial loops fused and parallel; the stage itself then combines the
+/// partials. Ansor's rfactor rule, for reductions along memory that a
+/// spatial axis cannot vectorize (row sums, softmax, layer norm).
+struct RfactorPlan {
+  std::string stage;
+  std::string axis;
+  std::vector<std::string> spatial_axes;      ///< the stage's axes
+  std::vector<std::string> other_reduce_axes; ///< its other reduction axes, outside `axis`
+};
+
 /// What a sketch does with one stage.
-using StagePlan = std::variant<InlinePlan, SimplePlan, OuterPlan, RootPlan, MultiLevelPlan>;
+using StagePlan =
+    std::variant<InlinePlan, SimplePlan, OuterPlan, RootPlan, MultiLevelPlan, RfactorPlan>;
 
 /// The stage a plan schedules.
 inline const std::string& stage_of(const StagePlan& plan) {

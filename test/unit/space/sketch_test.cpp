@@ -280,16 +280,47 @@ TEST_CASE("the rule list derives each op's sketches in order", "[space][sketch]"
   CHECK(stage_of(first.plans[1]) == "dense");
   CHECK(std::holds_alternative<OuterPlan>(first.plans[2]));
   CHECK(stage_of(first.plans[2]) == "relu");
-  // An op without data reuse gets one sketch of simple tilings, named so
-  // by the space.
+  // An op without data reuse gets a first sketch of simple tilings, named
+  // so by the space; each long row reduction read along memory (softmax's
+  // row_max and row_sum over 1000 classes) is also rfactored, every
+  // combination a sketch after it.
   auto softmax = ir::parse_op_file(std::string(KILN_SOURCE_DIR) + "/ops/softmax.kop");
   REQUIRE(softmax.ok());
   const std::vector<Draft> drafts = derive_drafts(Analysis(*softmax));
-  REQUIRE(drafts.size() == 1);
+  REQUIRE(drafts.size() == 4);
   CHECK(drafts[0].name.empty());
   for (const StagePlan& p : drafts[0].plans)
     CHECK((std::holds_alternative<SimplePlan>(p) || std::holds_alternative<InlinePlan>(p)));
-  CHECK(SketchSpace(*softmax, SpaceParams{}).sketches().at(0).name() == "simple");
+  SketchSpace sp(*softmax, SpaceParams{});
+  std::vector<std::string> names;
+  for (const Sketch& sk : sp.sketches())
+    names.push_back(sk.name());
+  CHECK(names == std::vector<std::string>{"simple", "row_max rfactored along j",
+                                          "row_sum rfactored along j",
+                                          "row_sum rfactored along j, row_max rfactored along j"});
+  for (const StagePlan& p : drafts[3].plans)
+    if (const auto* rf = std::get_if<RfactorPlan>(&p))
+      CHECK(rf->spatial_axes == std::vector<std::string>{"i"});
+  // Its factor is 1 to 4 whole vectors, with a tail over 1000.
+  std::set<std::int64_t> factors;
+  std::mt19937_64 rng(4);
+  for (int i = 0; i < 200; ++i) {
+    SketchConfig c = sp.sample(3, rng);
+    for (size_t t = 0; t < c.tiles.size(); ++t)
+      if (sp.sketches()[3].axes()[t].axis == "j" && sp.sketches()[3].axes()[t].reduce)
+        factors.insert(c.tiles[t].back());
+    REQUIRE(sp.state(c).ok());
+  }
+  CHECK(factors == std::set<std::int64_t>{16, 32, 48, 64});
+  // A short reduction (a 3x3 pooling window, a 24-long row) is not
+  // rfactored.
+  auto pool = ir::parse_op_file(std::string(KILN_SOURCE_DIR) + "/ops/max_pool2d.kop");
+  REQUIRE(pool.ok());
+  CHECK(derive_drafts(Analysis(*pool)).size() == 1);
+  auto short_rows =
+      ir::parse_op_file(std::string(KILN_SOURCE_DIR) + "/ops/row_sum.kop", {{"N", "24"}});
+  REQUIRE(short_rows.ok());
+  CHECK(derive_drafts(Analysis(*short_rows)).size() == 1);
 }
 
 TEST_CASE("conv2d gets a sketch vectorized over its output channels; matmul and depthwise do not",
