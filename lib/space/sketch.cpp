@@ -5,6 +5,7 @@
 
 #include "kiln/schedule/lower.h"
 #include "kiln/space/factorization.h"
+#include "kiln/support/error.h"
 
 #include <fmt/format.h>
 
@@ -23,8 +24,6 @@ bool TileAxis::has_tailed_candidates() const {
 }
 
 bool TileAxis::admits(const std::vector<std::int64_t>& factors) const {
-  // The innermost bounds are not checked: a log written by a space without
-  // them still names a program this space can run.
   if (static_cast<int>(factors.size()) != parts || !is_tiling(extent, factors))
     return false;
   std::int64_t inner = 1; // no overflow: is_tiling checked the product
@@ -94,10 +93,12 @@ static std::vector<TileAxis> tile_axes(const ir::ComputeDAG& dag,
       // The factor: the partials' vector, 1 to 4 whole vectors (their
       // extent rounded up when the axis is not whole vectors).
       const ir::Stage& st = scheduled_stage(dag, p->stage);
-      const ir::IterVar& a = *std::find_if(st.reduction()->axes.begin(), st.reduction()->axes.end(),
-                                           [&](const ir::IterVar& r) { return r.name == p->axis; });
+      const auto& reduce = st.reduction()->axes;
+      auto a = std::find_if(reduce.begin(), reduce.end(),
+                            [&](const ir::IterVar& r) { return r.name == p->axis; });
+      KILN_ASSERT(a != reduce.end(), "the rfactor rule names a reduction axis of its stage");
       const std::int64_t lanes = std::max(params.vector_lanes, 1);
-      axes.push_back({st.name, a.name, a.extent, 2, true, std::max<std::int64_t>(lanes * 4, 4),
+      axes.push_back({st.name, a->name, a->extent, 2, true, std::max<std::int64_t>(lanes * 4, 4),
                       lanes, params.tail_tiles, lanes});
     }
     if (const auto* p = std::get_if<SimplePlan>(&plan))

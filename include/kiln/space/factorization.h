@@ -31,13 +31,12 @@ const std::vector<std::vector<std::int64_t>>& factorizations(std::int64_t extent
 /// one block and a prime such as 97 or 1000's vector axis get tiles. When
 /// `vector_lanes` > 1 the axis is vectorized: its tailed tilings keep the
 /// innermost factor a whole number of vectors, and an extent that is not a
-/// whole number of vectors may also be rounded up to any multiple of 1 to
-/// 4 vectors (at most
-/// `max_innermost`) however much that adds, so every register tile width
-/// fits (101 in tiles of 48 lanes) and 10 classes take one masked vector.
-/// factorizations()' one-loop fallback is listed only when there is no
-/// tailed tiling either.
-/// Cached and shared as factorizations() is.
+/// whole number of vectors may also be rounded up to any multiple of 1 to 4
+/// vectors (at most `max_innermost`) however much that adds, so every
+/// register tile width fits (101 in tiles of 48 lanes) and 10 classes take
+/// one masked vector. factorizations()' one-loop fallback is listed only
+/// when there is no tailed tiling either. Cached and shared as
+/// factorizations() is.
 const std::vector<std::vector<std::int64_t>>& tilings(std::int64_t extent, int parts,
                                                       std::int64_t max_innermost,
                                                       std::int64_t innermost_multiple,

@@ -78,8 +78,9 @@ struct TileAxis {
   /// Whether some candidate has a tail (never for a power of two).
   bool has_tailed_candidates() const;
   /// Whether a config's factors for this axis are a tiling the space can
-  /// make: is_tiling, the innermost factor within its bounds, and no tail
-  /// unless `tails`.
+  /// run: `parts` factors, is_tiling, and no tail unless `tails`. The
+  /// innermost bounds are not checked, so that a log written by a space
+  /// without them still names a program of this one.
   bool admits(const std::vector<std::int64_t>& factors) const;
 };
 
