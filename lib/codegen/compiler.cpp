@@ -90,6 +90,11 @@ Expected<ObjectCode> Compiler::compile(const schedule::LoweredFunc& func) {
   ObjectCode out;
   out.kernel = func.name;
   out.packed_kernel = packed_symbol(func.name);
+  if (func.has_prepack())
+    out.packed_prepack = packed_symbol(prepack_symbol(func.name));
+  for (const schedule::Buffer& b : func.args)
+    if (b.scope == schedule::BufferScope::Packed)
+      out.packed_bytes.push_back(b.size_bytes());
   out.num_args = static_cast<int>(func.args.size());
   Stopwatch clock;
   llvm::LLVMContext context;

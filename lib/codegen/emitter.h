@@ -34,7 +34,8 @@ public:
   Emitter(llvm::Module& module, const Target& target)
       : module_(module), ctx_(module.getContext()), target_(target), b_(ctx_) {}
 
-  /// The kernel and its packed wrapper (llvm_emitter.h).
+  /// The kernel and its packed wrapper, and the prepack function and its
+  /// wrapper when the function has one (llvm_emitter.h).
   void emit(const schedule::LoweredFunc& func);
 
 private:
@@ -66,7 +67,12 @@ private:
   // --- the function (llvm_emitter.cpp) ---
 
   void set_target_attributes(llvm::Function* f);
-  void emit_packed_wrapper(const schedule::LoweredFunc& func);
+  /// One entry point: a pointer per argument, `body` its code.
+  llvm::Function* emit_function(const std::string& name, const std::vector<schedule::Buffer>& args,
+                                const schedule::Stmt& body);
+  /// `symbol(void** args)`, which calls `fn` with the array's pointers.
+  void emit_packed_wrapper(llvm::Function* fn, const std::string& symbol,
+                           const std::vector<schedule::Buffer>& args);
   llvm::Type* llvm_type(ir::ScalarType t);
 
   // --- statements (emit_stmt.cpp) ---

@@ -68,7 +68,46 @@ Expected<std::unique_ptr<LoadedKernel>> Jit::load(const ObjectCode& object) {
   if (!symbol)
     return unload_on_error("cannot link the kernel", symbol.takeError());
   auto fn = symbol->toPtr<PackedKernelFn>();
-  return std::unique_ptr<LoadedKernel>(new LoadedKernel(*this, &*dylib, fn, clock.elapsed_ms()));
+  PackedKernelFn prepack_fn = nullptr;
+  if (!object.packed_prepack.empty()) {
+    auto prepack = jit.lookup(*dylib, object.packed_prepack);
+    if (!prepack)
+      return unload_on_error("cannot link the kernel's prepack function", prepack.takeError());
+    prepack_fn = prepack->toPtr<PackedKernelFn>();
+  }
+  KILN_ASSERT(object.packed_bytes.empty() == (prepack_fn == nullptr),
+              "packed buffers come with a prepack function");
+  std::vector<LoadedKernel::AlignedBuffer> packed;
+  for (std::int64_t bytes : object.packed_bytes) {
+    // aligned_alloc needs a size that is a multiple of the alignment.
+    size_t size = std::max<size_t>(64, (static_cast<size_t>(bytes) + 63) / 64 * 64);
+    packed.emplace_back(std::aligned_alloc(64, size));
+    if (!packed.back()) {
+      llvm::consumeError(jit.getExecutionSession().removeJITDylib(*dylib));
+      return Error("not-enough-memory", fmt::format("cannot allocate {} bytes for a packed "
+                                                    "buffer of '{}'",
+                                                    bytes, object.kernel));
+    }
+  }
+  return std::unique_ptr<LoadedKernel>(new LoadedKernel(
+      *this, &*dylib, fn, prepack_fn, object.num_args, std::move(packed), clock.elapsed_ms()));
+}
+
+LoadedKernel::LoadedKernel(Jit& jit, void* dylib, PackedKernelFn fn, PackedKernelFn prepack_fn,
+                           int num_args, std::vector<AlignedBuffer> packed, double link_ms)
+    : jit_(jit), dylib_(dylib), fn_(fn), prepack_fn_(prepack_fn), link_ms_(link_ms),
+      num_dag_args_(num_args - static_cast<int>(packed.size())), packed_(std::move(packed)),
+      call_args_(static_cast<size_t>(num_args)) {
+  for (size_t i = 0; i < packed_.size(); ++i)
+    call_args_[num_dag_args_ + i] = packed_[i].get();
+}
+
+void LoadedKernel::prepack(void** args) {
+  if (!prepack_fn_)
+    return;
+  std::copy(args, args + num_dag_args_, call_args_.begin());
+  prepack_fn_(call_args_.data());
+  prepacked_ = true;
 }
 
 void Jit::unload(void* dylib) {

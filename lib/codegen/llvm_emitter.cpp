@@ -17,17 +17,34 @@ std::string packed_symbol(const std::string& kernel_name) {
   return kernel_name + "_packed";
 }
 
+std::string prepack_symbol(const std::string& kernel_name) {
+  return kernel_name + "_prepack";
+}
+
 void Emitter::emit(const schedule::LoweredFunc& func) {
-  std::vector<llvm::Type*> params(func.args.size(), b_.getPtrTy());
+  llvm::Function* kernel = emit_function(func.name, func.args, func.body);
+  emit_packed_wrapper(kernel, packed_symbol(func.name), func.args);
+  if (func.has_prepack()) {
+    std::string name = prepack_symbol(func.name);
+    llvm::Function* prepack = emit_function(name, func.args, func.prepack);
+    emit_packed_wrapper(prepack, packed_symbol(name), func.args);
+  }
+}
+
+llvm::Function* Emitter::emit_function(const std::string& name,
+                                       const std::vector<schedule::Buffer>& args,
+                                       const schedule::Stmt& body) {
+  std::vector<llvm::Type*> params(args.size(), b_.getPtrTy());
   auto* type = llvm::FunctionType::get(b_.getVoidTy(), params, false);
-  fn_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage, func.name, module_);
+  fn_ = llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, module_);
   set_target_attributes(fn_);
   // The packed wrapper calls the typed entry point; keeping it out of line
   // means the optimiser works on the kernel body once.
   fn_->addFnAttr(llvm::Attribute::NoInline);
-  for (size_t i = 0; i < func.args.size(); ++i) {
+  buffers_.clear();
+  for (size_t i = 0; i < args.size(); ++i) {
     llvm::Argument* arg = fn_->getArg(static_cast<unsigned>(i));
-    const Buffer& buf = func.args[i];
+    const Buffer& buf = args[i];
     arg->setName(buf.name);
     arg->addAttr(llvm::Attribute::NoAlias);
     arg->addAttr(llvm::Attribute::NoCapture);
@@ -38,9 +55,9 @@ void Emitter::emit(const schedule::LoweredFunc& func) {
   }
   entry_ = llvm::BasicBlock::Create(ctx_, "entry", fn_);
   b_.SetInsertPoint(entry_);
-  visit(func.body);
+  visit(body);
   b_.CreateRetVoid();
-  emit_packed_wrapper(func);
+  return fn_;
 }
 
 void Emitter::set_target_attributes(llvm::Function* f) {
@@ -51,20 +68,20 @@ void Emitter::set_target_attributes(llvm::Function* f) {
     f->addFnAttr("prefer-vector-width", std::to_string(target_.vector_bits));
 }
 
-void Emitter::emit_packed_wrapper(const schedule::LoweredFunc& func) {
+void Emitter::emit_packed_wrapper(llvm::Function* fn, const std::string& symbol,
+                                  const std::vector<schedule::Buffer>& args) {
   auto* type = llvm::FunctionType::get(b_.getVoidTy(), {b_.getPtrTy()}, false);
-  auto* wrapper = llvm::Function::Create(type, llvm::Function::ExternalLinkage,
-                                         packed_symbol(func.name), module_);
+  auto* wrapper = llvm::Function::Create(type, llvm::Function::ExternalLinkage, symbol, module_);
   set_target_attributes(wrapper);
-  llvm::Argument* args = wrapper->getArg(0);
-  args->setName("args");
+  llvm::Argument* array = wrapper->getArg(0);
+  array->setName("args");
   b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", wrapper));
   std::vector<llvm::Value*> ptrs;
-  for (size_t i = 0; i < func.args.size(); ++i) {
-    llvm::Value* slot = b_.CreateConstInBoundsGEP1_64(b_.getPtrTy(), args, i);
-    ptrs.push_back(b_.CreateAlignedLoad(b_.getPtrTy(), slot, llvm::Align(8), func.args[i].name));
+  for (size_t i = 0; i < args.size(); ++i) {
+    llvm::Value* slot = b_.CreateConstInBoundsGEP1_64(b_.getPtrTy(), array, i);
+    ptrs.push_back(b_.CreateAlignedLoad(b_.getPtrTy(), slot, llvm::Align(8), args[i].name));
   }
-  b_.CreateCall(fn_, ptrs);
+  b_.CreateCall(fn, ptrs);
   b_.CreateRetVoid();
 }
 
@@ -95,6 +112,8 @@ std::unique_ptr<llvm::Module> emit_llvm_module(const schedule::LoweredFunc& func
   // or scalar ones.
   schedule::LoweredFunc partitioned = func;
   partitioned.body = partition_tails(func.body);
+  if (func.has_prepack())
+    partitioned.prepack = partition_tails(func.prepack);
   Emitter(*module, target).emit(partitioned);
   std::string problems;
   llvm::raw_string_ostream os(problems);

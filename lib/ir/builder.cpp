@@ -26,6 +26,13 @@ Tensor DAGBuilder::input(std::string name, std::vector<std::int64_t> shape, Scal
   return Tensor{std::move(name), std::move(shape), dtype};
 }
 
+Tensor DAGBuilder::constant_input(std::string name, std::vector<std::int64_t> shape,
+                                  ScalarType dtype) {
+  Tensor t = input(std::move(name), std::move(shape), dtype);
+  stages_.back().is_constant = true;
+  return t;
+}
+
 Tensor DAGBuilder::compute(std::string name, std::vector<IterVar> axes,
                            const std::function<Expr(const std::vector<Expr>&)>& body) {
   std::vector<Expr> vars;

@@ -206,6 +206,8 @@ ComputeDAG::ComputeDAG(std::string name, std::vector<Stage> stages, std::vector<
     validate_stage(earlier, s);
     if (s.is_output && s.is_placeholder())
       invalid(s, "syntax-error", "an input cannot be an output");
+    if (s.is_constant && !s.is_placeholder())
+      invalid(s, "syntax-error", "only an input can be constant");
     has_output |= s.is_output;
     earlier.push_back(s);
   }
@@ -231,6 +233,20 @@ std::vector<int> ComputeDAG::arguments() const {
     if (stages_[i].is_output)
       args.push_back(static_cast<int>(i));
   return args;
+}
+
+bool ComputeDAG::is_constant(int index) const {
+  // In stage order, so that a DAG with many shared producers is walked once.
+  std::vector<bool> constant(static_cast<size_t>(index) + 1);
+  for (int i = 0; i <= index; ++i) {
+    const Stage& s = stages_.at(i);
+    std::vector<int> read = s.is_placeholder() ? std::vector<int>{} : producers(i);
+    constant[i] = s.is_placeholder()
+                      ? s.is_constant
+                      : !read.empty() && std::all_of(read.begin(), read.end(),
+                                                     [&](int p) { return constant[p]; });
+  }
+  return constant[index];
 }
 
 std::vector<int> ComputeDAG::intermediates() const {

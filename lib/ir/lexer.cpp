@@ -35,8 +35,8 @@ SourceLocation SourceText::location(int line, int column) const {
 }
 
 bool is_keyword(std::string_view word) {
-  static constexpr std::array<std::string_view, 8> keywords = {"op",    "param",  "let", "input",
-                                                               "stage", "output", "for", "inf"};
+  static constexpr std::array<std::string_view, 9> keywords = {
+      "op", "param", "let", "const", "input", "stage", "output", "for", "inf"};
   for (std::string_view k : keywords)
     if (k == word)
       return true;

@@ -221,7 +221,7 @@ private:
   void skip_statement();
   /// An element type of a tensor.
   ScalarType parse_type(std::string_view context);
-  void parse_input();
+  void parse_input(bool constant);
   void parse_compute(bool is_output);
   void parse_axes(const Token& stage_name);
   /// The right-hand side of a stage, with its declared type applied.

@@ -55,7 +55,16 @@ void Parser::parse_statement() {
   if (mode_ == Mode::ParamsOnly)
     return skip_statement();
   if (t.is_word("input"))
-    return parse_input();
+    return parse_input(false);
+  if (t.is_word("const")) {
+    take();
+    if (!peek().is_word("input"))
+      fail(peek(), "syntax-error",
+           fmt::format("expected 'input' after 'const' (a constant input: 'const input W : "
+                       "f32[K, N]'), found {}",
+                       describe(peek())));
+    return parse_input(true);
+  }
   if (t.is_word("stage"))
     return parse_compute(false);
   if (t.is_word("output"))
@@ -69,8 +78,9 @@ void Parser::parse_statement() {
   if (t.is(TokenKind::Identifier) && tokens_[pos_ + 1].is(TokenKind::LBracket))
     hint = fmt::format("; to define '{}', start the line with 'stage' or 'output'", t.text);
   fail(t, "syntax-error",
-       fmt::format("expected a statement (param, let, input, stage or output), found {}{}",
-                   describe(t), hint));
+       fmt::format(
+           "expected a statement (param, let, input, const input, stage or output), found {}{}",
+           describe(t), hint));
 }
 
 void Parser::skip_statement() {
@@ -107,13 +117,14 @@ void Parser::check_stage_count(const Token& name) const {
                      name.text, kMaxStages + 1, kMaxStages));
 }
 
-// input NAME : TYPE[EXTENT, ...]
-void Parser::parse_input() {
+// [const] input NAME : TYPE[EXTENT, ...]
+void Parser::parse_input(bool constant) {
   take();
   Token name = expect_name("an input name after 'input'");
   check_stage_count(name);
   current_ = Stage{};
   current_.kind = StageKind::Placeholder;
+  current_.is_constant = constant;
   current_.name = std::string(name.text);
   current_.where = source_.location(name);
   declare(name, Global{Global::Tensor, name, 0, static_cast<int>(result_.stages.size())});

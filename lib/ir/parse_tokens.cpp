@@ -7,8 +7,8 @@
 namespace kiln::ir::parse {
 
 bool starts_statement(const Token& t) {
-  return t.is_word("op") || t.is_word("param") || t.is_word("let") || t.is_word("input") ||
-         t.is_word("stage") || t.is_word("output");
+  return t.is_word("op") || t.is_word("param") || t.is_word("let") || t.is_word("const") ||
+         t.is_word("input") || t.is_word("stage") || t.is_word("output");
 }
 
 void Parser::fail(const Token& at, std::string_view id, std::string message) const {

@@ -189,7 +189,8 @@ std::string to_string(const ComputeDAG& dag) {
   std::string out = fmt::format("op {}\n", dag.name());
   for (const Stage& s : dag.stages()) {
     if (s.is_placeholder()) {
-      out += fmt::format("input {} : {}[", s.name, type_name(s.dtype));
+      out += fmt::format("{}input {} : {}[", s.is_constant ? "const " : "", s.name,
+                         type_name(s.dtype));
       for (size_t i = 0; i < s.axes.size(); ++i)
         out += fmt::format("{}{}", i ? ", " : "", s.axes[i].extent);
       out += "]\n";

@@ -14,6 +14,7 @@ namespace kiln::measure {
 static std::string compute_reference(const ir::ComputeDAG& dag, codegen::LoadedKernel& kernel,
                                      std::uint64_t seed, const CheckOptions& options) {
   ArgumentBuffers buffers(dag, seed);
+  kernel.prepack(buffers.pointers());
   kernel.run(buffers.pointers());
   ByteWriter w;
   write_check_report(w, check_outputs(dag, buffers, options));

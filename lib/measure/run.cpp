@@ -3,6 +3,7 @@
 #include "kiln/codegen/jit.h"
 #include "kiln/measure/argument_buffers.h"
 #include "kiln/measure/memory.h"
+#include "kiln/support/stopwatch.h"
 
 #include <fmt/format.h>
 
@@ -39,8 +40,12 @@ Expected<RunReport> compile_and_run(const ir::ComputeDAG& dag, const schedule::L
     report.link_ms = kernel.link_ms();
     auto run_check_time = [&] {
       ArgumentBuffers buffers(dag, options.seed);
+      Stopwatch prepack;
+      kernel.prepack(buffers.pointers());
+      double prepack_ms = kernel.has_prepack() ? prepack.elapsed_ms() : -1;
       kernel.run(buffers.pointers());
       ByteWriter w;
+      w.put(prepack_ms);
       write_check_report(w, check_outputs(dag, buffers, options.check));
       Timing timing = time_function([&] { kernel.run(buffers.pointers()); }, options.timing);
       w.put(timing.number);
@@ -52,6 +57,7 @@ Expected<RunReport> compile_and_run(const ir::ComputeDAG& dag, const schedule::L
     if (!bytes)
       return bytes.error();
     ByteReader r(*bytes);
+    report.prepack_ms = r.get<double>();
     report.check = read_check_report(r);
     report.timing.number = r.get<int>();
     report.timing.seconds = r.get_doubles();

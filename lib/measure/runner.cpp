@@ -43,6 +43,9 @@ record::MeasureResult run_trial(codegen::Jit& jit, const codegen::ObjectCode& ob
     return result;
   }
   buffers.poison_outputs();
+  // Packing constant inputs ahead is not part of a call: a user packs once
+  // and calls many times.
+  (*kernel)->prepack(buffers.pointers());
   Stopwatch first;
   (*kernel)->run(buffers.pointers());
   double first_seconds = first.elapsed_ms() / 1e3;
@@ -129,6 +132,33 @@ bool read_string(int fd, std::string& s) {
   return read_all(fd, s.data(), n);
 }
 
+/// An object for the worker: its symbols, arguments, packed buffers, bytes.
+bool write_object(int fd, const codegen::ObjectCode& object) {
+  std::uint64_t head[2] = {static_cast<std::uint64_t>(object.num_args), object.packed_bytes.size()};
+  std::string bytes(object.bytes.begin(), object.bytes.end());
+  return write_string(fd, object.kernel) && write_string(fd, object.packed_kernel) &&
+         write_string(fd, object.packed_prepack) && write_all(fd, head, sizeof head) &&
+         write_all(fd, object.packed_bytes.data(),
+                   object.packed_bytes.size() * sizeof(std::int64_t)) &&
+         write_string(fd, bytes);
+}
+
+bool read_object(int fd, codegen::ObjectCode& object) {
+  std::uint64_t head[2];
+  std::string bytes;
+  if (!read_string(fd, object.kernel) || !read_string(fd, object.packed_kernel) ||
+      !read_string(fd, object.packed_prepack) || !read_all(fd, head, sizeof head) ||
+      head[0] > 1024 || head[1] > head[0])
+    return false;
+  object.num_args = static_cast<int>(head[0]);
+  object.packed_bytes.resize(head[1]);
+  if (!read_all(fd, object.packed_bytes.data(), head[1] * sizeof(std::int64_t)) ||
+      !read_string(fd, bytes))
+    return false;
+  object.bytes.assign(bytes.begin(), bytes.end());
+  return true;
+}
+
 bool write_result(int fd, const record::MeasureResult& r) {
   std::uint32_t head[3] = {static_cast<std::uint32_t>(r.error),
                            static_cast<std::uint32_t>(r.number),
@@ -173,11 +203,8 @@ constexpr int kWorkerNoMemory = 4;
   double best_seconds = 0;
   while (true) {
     codegen::ObjectCode object;
-    std::string bytes;
-    if (!read_string(in, object.kernel) || !read_string(in, object.packed_kernel) ||
-        !read_string(in, bytes))
+    if (!read_object(in, object))
       ::_exit(0);
-    object.bytes.assign(bytes.begin(), bytes.end());
     record::MeasureResult r =
         run_trial(**jit, object, dag, buffers, reference, options, best_seconds);
     if (!write_result(out, r))
@@ -243,9 +270,7 @@ public:
       from_ = worker->from;
     }
     Stopwatch clock;
-    std::string bytes(object.bytes.begin(), object.bytes.end());
-    if (!write_string(to_, object.kernel) || !write_string(to_, object.packed_kernel) ||
-        !write_string(to_, bytes))
+    if (!write_object(to_, object))
       return worker_died(clock);
     pollfd p{from_, POLLIN, 0};
     int timeout_ms = static_cast<int>(options_.timeout_seconds * 1000);

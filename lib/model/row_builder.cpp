@@ -172,6 +172,7 @@ static ScopeFeatures scope_features(const Group& g, const LoopChain& chain,
   const schedule::Buffer* target = groups.find_buffer(g.store->buffer);
   switch (target ? target->scope : BufferScope::Global) {
   case BufferScope::Argument:
+  case BufferScope::Packed: // only the prepack function stores there
     f.store_arg = 1;
     break;
   case BufferScope::Global:

@@ -103,6 +103,8 @@ static std::string_view scope_name(BufferScope s) {
     return "heap";
   case BufferScope::Local:
     return "local";
+  case BufferScope::Packed:
+    return "packed";
   }
   return "?";
 }
@@ -178,9 +180,16 @@ std::string to_string(const Stmt& stmt, int indent) {
 
 std::string to_string(const LoweredFunc& func) {
   std::string args;
-  for (size_t i = 0; i < func.args.size(); ++i)
-    args += (i ? ", " : "") + buffer_decl(func.args[i]);
-  return fmt::format("func {}({}) {{\n{}}}\n", func.name, args, to_string(func.body, 1));
+  for (size_t i = 0; i < func.args.size(); ++i) {
+    const Buffer& b = func.args[i];
+    args += (i ? ", " : "") + buffer_decl(b);
+    if (b.scope == BufferScope::Packed)
+      args += " (packed)";
+  }
+  std::string prepack;
+  if (func.has_prepack())
+    prepack = fmt::format("prepack {}({}) {{\n{}}}\n", func.name, args, to_string(func.prepack, 1));
+  return prepack + fmt::format("func {}({}) {{\n{}}}\n", func.name, args, to_string(func.body, 1));
 }
 
 } // namespace kiln::schedule

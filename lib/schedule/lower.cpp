@@ -72,16 +72,30 @@ LoweredFunc lower(const State& state, const LowerOptions& options) {
   PassLog log(options, func.name);
 
   BuiltNest built = build_nest(state);
+  // The prepack nest goes through the same passes, unlogged: the kernel's
+  // nest is what the trace shows (dump --stage loopnest shows both).
   Stmt nest = log("build_nest", built.body);
+  Stmt prepack = built.prepack;
   nest = log("mark_auto_unroll", mark_auto_unroll(nest, built.auto_unroll_steps));
-  nest = log("vector_dims_innermost", vector_dims_innermost(nest));
+  if (prepack.defined())
+    prepack = mark_auto_unroll(prepack, built.auto_unroll_steps);
+  // One layout for both nests: the prepack function writes the packed
+  // buffers in the order the kernel's vector loops read them.
+  VectorLayout layout({nest, prepack}, built.packed);
+  nest = log("vector_dims_innermost", layout.apply(nest));
+  prepack = layout.apply(prepack);
+  for (const Buffer& b : built.packed)
+    func.args.push_back(layout.apply(b));
   if (options.expand_unrolled) {
     // The builder made its statements simplified; unrolling puts constants
     // into the copies, which simplify folds.
     nest = log("unroll_loops", unroll_loops(nest));
     nest = log("simplify", simplify(nest));
+    if (prepack.defined())
+      prepack = simplify(unroll_loops(prepack));
   }
   func.body = nest;
+  func.prepack = prepack;
   return func;
 }
 

@@ -52,22 +52,42 @@ public:
   }
 
   BuiltNest build() {
-    Stmt body = build_root();
-    return BuiltNest{std::move(body), std::move(auto_unroll_steps_)};
+    BuiltNest built;
+    built.body = build_root(false);
+    built.prepack = build_root(true);
+    for (size_t i = 0; i < dag_.stages().size(); ++i)
+      if (packed_ahead(static_cast<int>(i)))
+        built.packed.push_back(stage_buffer(dag_.stage(static_cast<int>(i)), BufferScope::Packed));
+    built.auto_unroll_steps = std::move(auto_unroll_steps_);
+    return built;
   }
 
 private:
   using Scope = std::map<std::string, std::int64_t>; // loop var → extent
 
-  Stmt build_root() {
+  /// Whether a stage is computed once, ahead of the kernel's calls: at the
+  /// root, from constant inputs alone, and no output (the caller owns
+  /// those). Packing a weight is the common case: a schedule's cache_read
+  /// of a constant input computed at the root.
+  bool packed_ahead(int index) const {
+    const ir::Stage& s = dag_.stage(index);
+    return !s.is_placeholder() && !s.is_output &&
+           state_.stages()[index].location == Location::Root && dag_.is_constant(index);
+  }
+
+  /// The root stages of the kernel (or of the prepack nest), in DAG order;
+  /// the kernel's own intermediates are heap buffers around the rest.
+  Stmt build_root(bool prepack) {
     Stmt body;
     for (size_t i = dag_.stages().size(); i-- > 0;) {
       const ir::Stage& s = dag_.stage(static_cast<int>(i));
       const StageState& st = state_.stages()[i];
-      if (s.is_placeholder() || st.location != Location::Root)
+      if (s.is_placeholder() || st.location != Location::Root ||
+          packed_ahead(static_cast<int>(i)) != prepack)
         continue;
       Stmt here = Block::make({build_stage(static_cast<int>(i), full_region(s), {}), body});
-      body = s.is_output ? here : Allocate::make(stage_buffer(s, BufferScope::Global), here);
+      body = s.is_output || prepack ? here
+                                    : Allocate::make(stage_buffer(s, BufferScope::Global), here);
     }
     return body;
   }

@@ -13,11 +13,16 @@ namespace kiln::schedule {
 /// A built nest, and what its later passes need from the schedule.
 struct BuiltNest {
   Stmt body;
+  /// The root stages computed from constant inputs alone (in DAG order),
+  /// or undefined; they write the `packed` buffers.
+  Stmt prepack;
+  std::vector<Buffer> packed;
   /// For mark_auto_unroll: the pragma in force at each loop of `body`.
   AutoUnrollSteps auto_unroll_steps;
 };
 
-/// The loop nest of a state: stages in DAG order at the root, attached
+/// The loop nest of a state: stages in DAG order at the root (those that
+/// read constant inputs alone, and are no output, in the prepack nest), attached
 /// stages inside their consumer's loop over the region it reads (bound
 /// inference), inlined stages substituted, split tails guarded. Loops of
 /// extent 1 are left out (their variable is 0), and each statement is made

@@ -165,23 +165,30 @@ Stmt MoveDimLast::mutate(const Store* s, const Stmt& self) {
   return Store::make(store->buffer, permute(moved_, store->buffer, store->indices), store->value);
 }
 
+/// The buffer with dimension `dim` moved last.
+static Buffer with_dim_last(Buffer buffer, size_t dim) {
+  std::int64_t extent = buffer.shape[dim];
+  buffer.shape.erase(buffer.shape.begin() + static_cast<std::ptrdiff_t>(dim));
+  buffer.shape.push_back(extent);
+  return buffer;
+}
+
 Stmt MoveDimLast::mutate(const Allocate* a, const Stmt& self) {
   Stmt stmt = StmtMutator::mutate(a, self);
   auto it = moved_.find(a->buffer.name);
   if (it == moved_.end())
     return stmt;
   const auto* alloc = stmt.as<Allocate>();
-  Buffer buffer = alloc->buffer;
-  std::int64_t extent = buffer.shape[it->second];
-  buffer.shape.erase(buffer.shape.begin() + static_cast<std::ptrdiff_t>(it->second));
-  buffer.shape.push_back(extent);
-  return Allocate::make(buffer, alloc->body);
+  return Allocate::make(with_dim_last(alloc->buffer, it->second), alloc->body);
 }
 
-Stmt vector_dims_innermost(const Stmt& stmt) {
+VectorLayout::VectorLayout(const std::vector<Stmt>& nests, const std::vector<Buffer>& packed) {
   VectorDimCounter counter;
-  counter.visit(stmt);
-  MovedDims moved;
+  for (const Stmt& nest : nests)
+    if (nest.defined())
+      counter.visit(nest);
+  for (const Buffer& b : packed)
+    counter.allocated.insert(b.name);
   for (const auto& [buffer, votes] : counter.votes) {
     if (!counter.allocated.count(buffer) || votes.empty())
       continue;
@@ -192,11 +199,23 @@ Stmt vector_dims_innermost(const Stmt& stmt) {
       if (runs >= votes.at(best))
         best = dim;
     if (best + 1 != counter.rank.at(buffer))
-      moved[buffer] = best;
+      moved_[buffer] = best;
   }
-  if (moved.empty())
+}
+
+Stmt VectorLayout::apply(const Stmt& stmt) const {
+  if (moved_.empty() || !stmt.defined())
     return stmt;
-  return MoveDimLast(moved).mutate(stmt);
+  return MoveDimLast(moved_).mutate(stmt);
+}
+
+Buffer VectorLayout::apply(Buffer buffer) const {
+  auto it = moved_.find(buffer.name);
+  return it == moved_.end() ? buffer : with_dim_last(std::move(buffer), it->second);
+}
+
+Stmt vector_dims_innermost(const Stmt& stmt) {
+  return VectorLayout({stmt}, {}).apply(stmt);
 }
 
 } // namespace kiln::schedule

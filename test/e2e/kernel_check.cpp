@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -101,9 +102,12 @@ KernelOutcome KernelChecker::check(const ir::ComputeDAG& dag, const schedule::Lo
   }
 
   measure::ArgumentBuffers buffers(dag, 1);
-  if (buffers.size() != static_cast<int>(func.args.size())) {
-    out.failure = fmt::format("the kernel takes {} arguments, the op has {}", func.args.size(),
-                              buffers.size());
+  auto packed = std::count_if(func.args.begin(), func.args.end(), [](const schedule::Buffer& b) {
+    return b.scope == schedule::BufferScope::Packed;
+  });
+  if (buffers.size() + packed != static_cast<std::int64_t>(func.args.size())) {
+    out.failure = fmt::format("the kernel takes {} arguments, the op has {} and {} are packed",
+                              func.args.size(), buffers.size(), packed);
     return out;
   }
   std::vector<std::unique_ptr<GuardedBuffer>> guarded;
@@ -114,6 +118,7 @@ KernelOutcome KernelChecker::check(const ir::ComputeDAG& dag, const schedule::Lo
     guarded.push_back(std::make_unique<GuardedBuffer>(buffers.pointers()[i], bytes));
     pointers.push_back(guarded.back()->data_ptr());
   }
+  (*kernel)->prepack(pointers.data());
   (*kernel)->run(pointers.data());
 
   for (int i = 0; i < buffers.size(); ++i) {

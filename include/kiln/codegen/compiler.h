@@ -29,6 +29,12 @@ struct CompileTimes {
 struct ObjectCode {
   std::string kernel;        ///< typed entry point symbol
   std::string packed_kernel; ///< `void(void**)` wrapper symbol
+  /// The prepack function's `void(void**)` wrapper, or empty when the
+  /// kernel packs nothing ahead.
+  std::string packed_prepack;
+  /// Bytes of each Packed argument (the last ones): the caller allocates
+  /// them, 64-byte aligned, and prepack fills them.
+  std::vector<std::int64_t> packed_bytes;
   int num_args = 0;
   std::vector<char> bytes;
   CompileTimes times;

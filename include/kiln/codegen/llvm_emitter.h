@@ -8,7 +8,9 @@
 // Every pointer must be 64-byte aligned and must not alias another (they are
 // marked `noalias align 64`; kiln's own buffers are allocated that way). A
 // second symbol, `kiln_<op>_packed(void** args)`, takes the same pointers in
-// an array, so that callers need not know the arity.
+// an array, so that callers need not know the arity. When the kernel reads
+// buffers packed ahead from constant inputs (Packed arguments, after the
+// outputs), `kiln_<op>_prepack` with the same arguments fills them.
 #ifndef KILN_CODEGEN_LLVM_EMITTER_H
 #define KILN_CODEGEN_LLVM_EMITTER_H
 
@@ -26,6 +28,9 @@ namespace kiln::codegen {
 
 /// The packed wrapper's symbol for a kernel name.
 std::string packed_symbol(const std::string& kernel_name);
+/// The prepack function's symbol for a kernel name (its wrapper is
+/// packed_symbol of it).
+std::string prepack_symbol(const std::string& kernel_name);
 
 /// Builds and verifies the module of one lowered function.
 std::unique_ptr<llvm::Module> emit_llvm_module(const schedule::LoweredFunc& func,

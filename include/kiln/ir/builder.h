@@ -40,6 +40,9 @@ public:
 
   Tensor input(std::string name, std::vector<std::int64_t> shape,
                ScalarType dtype = ScalarType::F32);
+  /// An input whose values stay the same from call to call (`const input`).
+  Tensor constant_input(std::string name, std::vector<std::int64_t> shape,
+                        ScalarType dtype = ScalarType::F32);
   /// A compute stage; `body` receives one variable per axis. Its type is the
   /// body's type.
   Tensor compute(std::string name, std::vector<IterVar> axes,

@@ -27,6 +27,10 @@ struct Stage {
   /// The value of element `axes` (compute stages only).
   Expr body;
   bool is_output = false;
+  /// A placeholder whose values stay the same from call to call (a model's
+  /// weights): stages computed from constants alone may be computed once,
+  /// ahead of the calls (the kernel's prepack function, docs/kernel-abi.md).
+  bool is_constant = false;
   /// Where the stage was declared, for error messages (may be invalid).
   SourceLocation where;
 
@@ -59,6 +63,10 @@ public:
 
   /// Index of the stage with this name, or -1.
   int find_stage(std::string_view name) const;
+  /// Whether stage `index` depends on constant inputs only: a constant
+  /// placeholder, or a compute stage that reads only such stages (a stage
+  /// that reads nothing, such as an iota, is not: it is no input's data).
+  bool is_constant(int index) const;
   /// The kernel's arguments: placeholders in declaration order, then outputs.
   std::vector<int> arguments() const;
   /// Compute stages that are not outputs (intermediate buffers).

@@ -29,6 +29,9 @@ struct RunReport {
   double flops = 0;
   codegen::CompileTimes compile;
   double link_ms = 0;
+  /// The prepack function's one call (constant inputs packed ahead; not
+  /// part of the timed calls), or a negative number when it has none.
+  double prepack_ms = -1;
   Timing timing;
   CheckReport check;
 

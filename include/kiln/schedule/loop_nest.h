@@ -55,6 +55,11 @@ enum class BufferScope : std::uint8_t {
   Argument, ///< passed in by the caller (inputs and outputs), 64-byte aligned
   Global,   ///< an intermediate stage on the heap, allocated by the kernel
   Local,    ///< a small local buffer (register tile, packed block) on the stack
+  /// A stage computed from constant inputs alone, at the root: the prepack
+  /// function computes it once, the caller keeps it and passes it to every
+  /// call of the kernel after the outputs (docs/kernel-abi.md), 64-byte
+  /// aligned.
+  Packed,
 };
 
 /// A dense row-major buffer.
@@ -126,11 +131,18 @@ struct Block : StmtNode {
 
 #undef KILN_DECLARE_STMT
 
-/// A lowered kernel: its arguments (inputs, then outputs) and its body.
+/// A lowered kernel: its arguments (inputs, then outputs, then the packed
+/// buffers) and its body; and the prepack function that fills the packed
+/// buffers from the constant inputs, with the same arguments.
 struct LoweredFunc {
   std::string name;
   std::vector<Buffer> args;
   Stmt body;
+  /// Undefined when no stage is packed ahead (no argument is Packed).
+  /// Initialised here so that `{name, args, body}` does not warn about it.
+  Stmt prepack = Stmt();
+
+  bool has_prepack() const { return prepack.defined(); }
 };
 
 /// Replaces variables in every expression of a statement.

@@ -45,7 +45,9 @@ struct LowerOptions {
 /// The loop nest of a schedule: stages in DAG order at the root, attached
 /// stages inside their consumer's loop over the region it reads (bound
 /// inference), inlined stages substituted, split tails guarded, unrolled
-/// loops expanded.
+/// loops expanded. Root stages computed from constant inputs alone (a packed
+/// weight) go to the prepack function instead, and their buffers become
+/// Packed arguments after the outputs.
 LoweredFunc lower(const State& state, const LowerOptions& options = {});
 
 /// The naive schedule: lower(State(dag)). Every compute stage in DAG order,

@@ -144,3 +144,56 @@ TEST_CASE("vector exp and log call glibc's libmvec, and compute what libm does",
     REQUIRE(e[i] == Approx(want).epsilon(1e-6));
   }
 }
+
+TEST_CASE("a kernel with a packed constant input computes with what prepack packed",
+          "[codegen][jit][prepack]") {
+  // C = A B, B constant and copied at the root in the order C.local's
+  // vector loop over i reads it (B.cache stores j outermost).
+  ir::DAGBuilder b("dense");
+  auto A = b.input("A", {16, 4});
+  auto B = b.constant_input("B", {4, 8});
+  ir::IterVar k{"k", 4};
+  b.output(b.compute("C", {{"i", 16}, {"j", 8}}, [&](const std::vector<ir::Expr>& v) {
+    return ir::sum(A(v[0], ir::var(k)) * B(ir::var(k), v[1]), {k});
+  }));
+  schedule::State s(std::move(b).build());
+  s.cache_write("C");
+  s.cache_read("B", "C.local");
+  s.parallel("B.cache", "ax0");
+  s.reorder("C.local", {"k", "j", "i"});
+  s.vectorize("C.local", "i");
+  schedule::LoweredFunc func = schedule::lower(s);
+  REQUIRE(func.has_prepack());
+
+  auto compiler = codegen::Compiler::create(codegen::host_target());
+  REQUIRE(compiler.ok());
+  auto object = (*compiler)->compile(func);
+  REQUIRE(object.ok());
+  REQUIRE(object->packed_bytes == std::vector<std::int64_t>{4 * 8 * 4});
+  REQUIRE(object->num_args == 4);
+  auto jit = codegen::Jit::create();
+  REQUIRE(jit.ok());
+  auto kernel = (*jit)->load(*object);
+  REQUIRE(kernel.ok());
+  REQUIRE((*kernel)->has_prepack());
+
+  alignas(64) float a[16 * 4], w[4 * 8], c[16 * 8];
+  for (int i = 0; i < 16 * 4; ++i)
+    a[i] = static_cast<float>(i % 7) - 3.0f;
+  void* args[] = {a, w, c};
+  for (float scale : {1.0f, -2.0f}) {
+    // New weights take effect when they are packed again.
+    for (int i = 0; i < 4 * 8; ++i)
+      w[i] = scale * static_cast<float>(i % 5);
+    (*kernel)->prepack(args);
+    (*kernel)->run(args);
+    for (int i = 0; i < 16; ++i)
+      for (int j = 0; j < 8; ++j) {
+        float want = 0;
+        for (int kk = 0; kk < 4; ++kk)
+          want += a[i * 4 + kk] * w[kk * 8 + j];
+        INFO("scale " << scale << ", C[" << i << ", " << j << "]");
+        REQUIRE(c[i * 8 + j] == want);
+      }
+  }
+}

@@ -161,3 +161,57 @@ TEST_CASE("auto_unroll of a stage also covers the stages computed inside it", "[
   CHECK_THAT(inner, Catch::Contains("unrolled for C.local.k"));
   CHECK_THAT(inner, !Catch::Contains("unrolled for j.1"));
 }
+
+TEST_CASE("a constant input copied at the root is packed ahead, by the prepack function",
+          "[schedule][lower][prepack]") {
+  // C = A B with B constant (a layer's weights) and copied for C.local.
+  auto dag_with_constant_b = [](bool constant) {
+    ir::DAGBuilder b("matmul");
+    auto A = b.input("A", {16, 4});
+    auto B = constant ? b.constant_input("B", {4, 8}) : b.input("B", {4, 8});
+    ir::IterVar k{"k", 4};
+    b.output(b.compute("C", {{"i", 16}, {"j", 8}}, [&](const std::vector<ir::Expr>& v) {
+      return ir::sum(A(v[0], ir::var(k)) * B(ir::var(k), v[1]), {k});
+    }));
+    return std::move(b).build();
+  };
+  auto schedule = [](const ir::ComputeDAG& dag, bool pack_at_root) {
+    schedule::State s(dag);
+    s.cache_write("C");
+    s.cache_read("B", "C.local");
+    s.split("C", "i", {4});
+    s.compute_at("C.local", "C", "i.0");
+    s.reorder("C.local", {"k", "i", "j"});
+    s.vectorize("C.local", "j");
+    if (!pack_at_root)
+      s.compute_at("B.cache", "C.local", "k");
+    return schedule::lower(s);
+  };
+
+  schedule::LoweredFunc packed = schedule(dag_with_constant_b(true), true);
+  std::string text = schedule::to_string(packed);
+  INFO(text);
+  REQUIRE(packed.has_prepack());
+  REQUIRE(packed.args.size() == 4);
+  CHECK(packed.args[3].name == "B.cache");
+  CHECK(packed.args[3].scope == schedule::BufferScope::Packed);
+  CHECK(packed.args[3].shape == std::vector<std::int64_t>{4, 8});
+  // The prepack function writes the copy, the kernel only reads it.
+  CHECK_THAT(schedule::to_string(packed.prepack),
+             Catch::Contains("B.cache[ax0, ax1] = B[ax0, ax1]"));
+  CHECK_THAT(schedule::to_string(packed.body), !Catch::Contains("B.cache[ax0, ax1] ="));
+  CHECK_THAT(schedule::to_string(packed.body), Catch::Contains("B.cache[C.local.k, C.local.j]"));
+  CHECK_THAT(text, Catch::StartsWith("prepack kiln_matmul(A: f32[16, 4], B: f32[4, 8], "
+                                     "C: f32[16, 8], B.cache: f32[4, 8] (packed)) {\n"));
+  CHECK_THAT(text, !Catch::Contains("allocate B.cache"));
+
+  // A plain input is copied by the kernel, as is a constant one copied
+  // inside the kernel's loops (per tile).
+  for (auto [constant, at_root] : {std::pair{false, true}, std::pair{true, false}}) {
+    schedule::LoweredFunc plain = schedule(dag_with_constant_b(constant), at_root);
+    INFO(schedule::to_string(plain));
+    CHECK_FALSE(plain.has_prepack());
+    CHECK(plain.args.size() == 3);
+    CHECK_THAT(schedule::to_string(plain.body), Catch::Contains("allocate B.cache"));
+  }
+}
