@@ -1,6 +1,6 @@
 // kiln-bench: a kiln schedule timed against the libraries in the same run
 // (OpenBLAS sgemm and oneDNN matmul and inner product for matmul, oneDNN
-// for conv2d, softmax and layer normalization), alternating
+// for conv2d, depthwise conv2d, softmax and layer normalization), alternating
 // between the two, with 1 and 2 threads; and the JIT compile time of the
 // schedule split by phase. docs/benchmarks.md has the commands and figures.
 //
@@ -151,6 +151,7 @@ const Benchmark& benchmark(std::string_view flag) {
                                          {"conv2d", "conv2d_nchw", "conv2d_resnet"},
                                          {"conv2d_nchwc", "conv2d_nchwc", "conv2d_nchwc"},
                                          {"conv2d_nhwc", "conv2d_nhwc", "conv2d_nhwc"},
+                                         {"depthwise", "depthwise_conv2d", "depthwise"},
                                          {"softmax", "softmax", "softmax"},
                                          {"layer_norm", "layer_norm", "layer_norm"}};
   for (const Benchmark& b : benchmarks)
@@ -160,7 +161,8 @@ const Benchmark& benchmark(std::string_view flag) {
 }
 
 /// The layouts of a kiln conv2d op's tensors as oneDNN format tags:
-/// conv2d_nchw is nchw / oihw / nchw, conv2d_nhwc nhwc / hwio / nhwc;
+/// conv2d_nchw is nchw / oihw / nchw, conv2d_nhwc nhwc / hwio / nhwc,
+/// depthwise_conv2d nchw / goihw (one group per channel) / nchw;
 /// conv2d_nchwc blocks the channels by its VB (8 or 16), nChw{VB}c /
 /// OIhw{VB}i{VB}o / nChw{VB}c.
 struct ConvLayouts {
@@ -171,6 +173,8 @@ ConvLayouts conv_layouts(const ir::ComputeDAG& dag) {
   using tag = dnnl::memory::format_tag;
   if (dag.name() == "conv2d_nhwc")
     return {tag::nhwc, tag::hwio, tag::nhwc};
+  if (dag.name() == "depthwise_conv2d")
+    return {tag::nchw, tag::goihw, tag::nchw};
   if (dag.name() != "conv2d_nchwc")
     return {tag::nchw, tag::oihw, tag::nchw};
   switch (param(dag, "VB")) {
@@ -193,16 +197,20 @@ struct Conv {
       : engine(dnnl::engine::kind::cpu, 0), stream(engine) {
     using tag = dnnl::memory::format_tag;
     using dt = dnnl::memory::data_type;
-    // conv2d_nchwc counts its channels in blocks of VB.
+    // conv2d_nchwc counts its channels in blocks of VB; a depthwise
+    // convolution is one group per channel, one filter each.
     const bool blocked = dag.name() == "conv2d_nchwc";
+    const bool depthwise = dag.name() == "depthwise_conv2d";
     std::int64_t vb = blocked ? param(dag, "VB") : 1;
     std::int64_t n = param(dag, "N"), c = param(dag, blocked ? "CB" : "C") * vb,
                  h = param(dag, "H"), w = param(dag, "W"),
-                 k = param(dag, blocked ? "KB" : "K") * vb, r = param(dag, "R"),
+                 k = depthwise ? c : param(dag, blocked ? "KB" : "K") * vb, r = param(dag, "R"),
                  s = param(dag, "S"), stride = find_param(dag, "stride").value_or(1),
                  pad = param(dag, "pad");
     std::int64_t oh = (h + 2 * pad - r) / stride + 1, ow = (w + 2 * pad - s) / stride + 1;
-    dnnl::memory::dims src_dims{n, c, h, w}, wei_dims{k, c, r, s}, dst_dims{n, k, oh, ow};
+    dnnl::memory::dims src_dims{n, c, h, w}, dst_dims{n, k, oh, ow};
+    dnnl::memory::dims wei_dims =
+        depthwise ? dnnl::memory::dims{c, 1, 1, r, s} : dnnl::memory::dims{k, c, r, s};
     ConvLayouts kiln = conv_layouts(dag);
     dnnl::memory::desc src_user(src_dims, dt::f32, kiln.src);
     dnnl::memory::desc wei_user(wei_dims, dt::f32, kiln.wei);
@@ -526,9 +534,10 @@ int run(const Options& options) {
       return std::make_unique<Library>(Library{std::move(name), prepare, [&conv] { conv->run(); },
                                                [&conv] { return conv->output(); }});
     };
-    std::string layout = dag.name() == "conv2d_nchwc"  ? fmt::format("nChw{}c", param(dag, "VB"))
-                         : dag.name() == "conv2d_nhwc" ? "nhwc"
-                                                       : "nchw";
+    std::string layout = dag.name() == "conv2d_nchwc" ? fmt::format("nChw{}c", param(dag, "VB"))
+                         : dag.name() == "depthwise_conv2d" ? "nchw depthwise"
+                         : dag.name() == "conv2d_nhwc"      ? "nhwc"
+                                                            : "nchw";
     libraries.push_back(conv_library(conv_plain, true, fmt::format("{} conv {}", version, layout)));
     if (options.onednn_any)
       libraries.push_back(conv_library(conv_any, false, version + " conv own layout"));
@@ -623,15 +632,16 @@ int main(int argc, char** argv) {
                  "Haswell with AVX2), env (as OPENBLAS_CORETYPE says), or an OpenBLAS core name")
       ->capture_default_str();
   app.add_option("--op", options.op, "which benchmark")
-      ->check(CLI::IsMember(
-          {"matmul", "conv2d", "conv2d_nchwc", "conv2d_nhwc", "softmax", "layer_norm"}))
+      ->check(CLI::IsMember({"matmul", "conv2d", "conv2d_nchwc", "conv2d_nhwc", "depthwise",
+                             "softmax", "layer_norm"}))
       ->capture_default_str();
   app.add_option("--opfile", options.opfile,
                  "operator file (default: the op's file in ops/: matmul, conv2d_nchw, "
-                 "conv2d_nchwc, conv2d_nhwc, softmax or layer_norm)");
+                 "conv2d_nchwc, conv2d_nhwc, depthwise_conv2d, softmax or layer_norm)");
   app.add_option("--schedule", options.schedule,
                  "schedule file (default: the op's hand-written schedule in bench/schedules/: "
-                 "matmul_1024, conv2d_resnet, conv2d_nchwc, conv2d_nhwc, softmax or layer_norm)");
+                 "matmul_1024, conv2d_resnet, conv2d_nchwc, conv2d_nhwc, depthwise, softmax or "
+                 "layer_norm)");
   app.add_option("--baseline", options.baseline,
                  "another schedule file timed in the same rounds, e.g. a tuned kernel's "
                  "LOG.best.json against the hand-written schedule");
