@@ -103,38 +103,80 @@ std::optional<Decomposed> decompose(const Expr& e, const std::set<std::string>& 
   return std::nullopt;
 }
 
-Region infer_region(const ir::Stage& producer, const Expr& element, const StageState& consumer,
-                    const std::string& prefix, const std::string& at,
-                    const std::map<std::string, std::int64_t>& extent) {
-  Region full = full_region(producer);
-  std::set<std::string> inner;
-  std::map<std::string, std::int64_t> inner_extent;
+Reads consumer_reads(const Expr& element, const StageState& consumer, const std::string& prefix,
+                     const std::string& at, const std::map<std::string, std::int64_t>& extent) {
+  Reads reads{element, {}};
   bool below = false;
   for (const Iterator& it : consumer.iters) {
-    if (below) {
-      inner.insert(prefix + it.name);
-      inner_extent[prefix + it.name] = extent.at(it.name);
-    }
+    if (below)
+      reads.inner[prefix + it.name] = extent.at(it.name);
     below |= it.name == at;
   }
-  LoadFinder finder(producer.name);
-  finder.visit(element);
-  if (finder.found.empty())
+  return reads;
+}
+
+Reads sibling_reads(const ir::Stage& sibling, const Expr& body, const Region& region) {
+  // '#' makes names no op file can use, so they cannot meet the loop
+  // variables of the iteration's own stage.
+  Reads reads;
+  std::vector<std::pair<std::string, Expr>> at_point;
+  for (size_t d = 0; d < sibling.axes.size(); ++d) {
+    std::string v = sibling.name + "#" + sibling.axes[d].name;
+    reads.inner[v] = region.extent[d];
+    at_point.emplace_back(sibling.axes[d].name, region.base[d] + ir::Var::make(v));
+  }
+  Expr value = body;
+  if (const auto* r = body.as<ir::Reduce>()) {
+    value = r->body;
+    for (const ir::IterVar& a : r->axes) {
+      std::string v = sibling.name + "#" + a.name;
+      reads.inner[v] = a.extent;
+      at_point.emplace_back(a.name, ir::Var::make(v));
+    }
+  }
+  reads.element = ir::substitute(value, at_point);
+  return reads;
+}
+
+/// A fixed part of an index in one canonical form, so that reads of one
+/// region written differently (`i.0 * 4` and `4 * i.0 + 0`) compare equal.
+static Expr canonical(const Expr& e) {
+  auto form = ir::linearize(e);
+  return form ? ir::to_expr(*form) : e;
+}
+
+Region infer_region(const ir::Stage& producer, const std::vector<Reads>& reads) {
+  Region full = full_region(producer);
+  std::vector<std::pair<const std::vector<Expr>*, const Reads*>> found;
+  std::vector<LoadFinder> finders;
+  finders.reserve(reads.size());
+  for (const Reads& r : reads) {
+    finders.emplace_back(producer.name);
+    finders.back().visit(r.element);
+    for (const auto& indices : finders.back().found)
+      found.emplace_back(&indices, &r);
+  }
+  if (found.empty())
     return full;
   Region region;
   for (size_t d = 0; d < producer.axes.size(); ++d) {
     std::optional<Expr> rest;
     std::int64_t lo = std::numeric_limits<std::int64_t>::max();
     std::int64_t hi = std::numeric_limits<std::int64_t>::min();
-    for (const auto& indices : finder.found) {
-      auto dec = decompose(indices[d], inner);
+    for (const auto& [indices, r] : found) {
+      std::set<std::string> inner;
+      for (const auto& [name, extent] : r->inner)
+        inner.insert(name);
+      auto dec = decompose((*indices)[d], inner);
       if (!dec)
         return full;
-      if (rest && !ir::equal(*rest, dec->rest))
+      Expr fixed = canonical(dec->rest);
+      if (rest && !ir::equal(*rest, fixed))
         return full;
-      rest = dec->rest;
-      // Every variable of the inner part is a loop inside `at`, so it has a range.
-      std::optional<ir::Interval> span = ir::bounds_of(dec->inner, inner_extent);
+      rest = fixed;
+      // Every variable of the inner part varies within the iteration, so it
+      // has a range.
+      std::optional<ir::Interval> span = ir::bounds_of(dec->inner, r->inner);
       KILN_ASSERT(span, "the inner part of a decomposed index ranges over inner loops");
       lo = std::min(lo, span->min);
       hi = std::max(hi, span->max);

@@ -39,15 +39,31 @@ struct Decomposed {
 /// the variables appear otherwise (under a division, a min, ...).
 std::optional<Decomposed> decompose(const ir::Expr& e, const std::set<std::string>& vars);
 
-/// The region of `producer` that one iteration of loop `at` of its consumer
-/// reads, from `element`, the consumer's value at one point (its loads of
-/// the producer). Each index is affine in the consumer's loops inside `at`
-/// (named `prefix` + iterator, ranging over `extent`) plus a rest fixed for
-/// that iteration. When reads disagree or are not affine, the whole stage;
-/// a dimension whose span covers the stage's extent is computed whole.
-Region infer_region(const ir::Stage& producer, const ir::Expr& element, const StageState& consumer,
-                    const std::string& prefix, const std::string& at,
-                    const std::map<std::string, std::int64_t>& extent);
+/// A consumer's value at one point of one iteration of a loop: `element`,
+/// over the variables `inner` that vary within that iteration (with their
+/// extents); any other variable is fixed for the iteration.
+struct Reads {
+  ir::Expr element;
+  std::map<std::string, std::int64_t> inner;
+};
+
+/// The reads of the consumer whose loop `at` a stage is computed at: its
+/// value `element` at one point, in its loops inside `at` (named `prefix`
+/// + iterator, ranging over `extent`).
+Reads consumer_reads(const ir::Expr& element, const StageState& consumer, const std::string& prefix,
+                     const std::string& at, const std::map<std::string, std::int64_t>& extent);
+
+/// The reads of a stage computed at the same loop (a sibling): its value
+/// (`body`, inlined stages substituted; a reduction's terms over all of its
+/// reduction axes) at each point of its region.
+Reads sibling_reads(const ir::Stage& sibling, const ir::Expr& body, const Region& region);
+
+/// The region of `producer` that one iteration of a loop reads, from every
+/// consumer's loads of it there. Each index is affine in the variables
+/// that vary within the iteration plus a rest fixed for it. When reads
+/// disagree or are not affine, the whole stage; a dimension whose span
+/// covers the stage's extent is computed whole.
+Region infer_region(const ir::Stage& producer, const std::vector<Reads>& reads);
 
 /// `e` with the base of each attached stage's region subtracted from the
 /// indices of its loads, so they index the stage's (region-sized) buffer.

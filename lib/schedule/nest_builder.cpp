@@ -176,7 +176,9 @@ private:
 
     // Element coordinates: region base + position in the region. A region
     // that may run past the stage's extent (a tail of the consumer) is
-    // guarded unless bounds prove it cannot.
+    // guarded unless bounds prove it cannot. A dimension computed whole
+    // needs none: its position stays below the extent by the split guards,
+    // and a second guard would keep tail partitioning from peeling them.
     Scope all = scope;
     for (const Iterator& it : st.iters)
       all[prefix + it.name] = extent.at(it.name);
@@ -188,7 +190,7 @@ private:
       Expr coord = is_zero(region.base[d]) ? pos : region.base[d] + pos;
       coords.emplace_back(a.name, coord);
       store_index.push_back(attached ? pos : coord);
-      if (attached || region.extent[d] != a.extent) {
+      if (!is_zero(region.base[d]) || region.extent[d] != a.extent) {
         auto b = ir::bounds_of(coord, all);
         if (!b || b->min < 0 || b->max >= a.extent)
           guards.push_back(ir::logical_and(coord >= Expr(0), coord < Expr(a.extent)));
@@ -198,13 +200,24 @@ private:
       for (const ir::IterVar& a : reduce->axes)
         coords.emplace_back(a.name, value.at(a.name));
 
-    // Regions of the stages computed inside this one, from this stage's reads.
+    // Regions of the stages computed inside this one: what this stage reads
+    // in one iteration of the loop, and what the stages computed beside
+    // them there read over their own regions (consumers first, in reverse
+    // stage order).
     Expr element = ir::substitute(reduce ? reduce->body : body, coords);
-    for (const auto& [key, children] : attached_)
-      if (key.first == stage.name)
-        for (int child : children)
-          regions_[dag_.stage(child).name] =
-              infer_region(dag_.stage(child), element, st, prefix, key.second, extent);
+    for (const auto& [key, children] : attached_) {
+      if (key.first != stage.name)
+        continue;
+      for (size_t c = children.size(); c-- > 0;) {
+        const ir::Stage& child = dag_.stage(children[c]);
+        std::vector<Reads> reads{consumer_reads(element, st, prefix, key.second, extent)};
+        for (size_t s = c + 1; s < children.size(); ++s) {
+          const ir::Stage& sibling = dag_.stage(children[s]);
+          reads.push_back(sibling_reads(sibling, bodies_[children[s]], regions_.at(sibling.name)));
+        }
+        regions_[child.name] = infer_region(child, reads);
+      }
+    }
     element = rebase_loads(element, regions_);
 
     // Statements: the store, and for a reduction its init and update, in

@@ -173,12 +173,12 @@ public:
           "invalid-step",
           fmt::format("compute_at: '{}' is an output; outputs are computed at the root", s.stage));
     std::vector<int> consumers = effective_consumers(dag_.find_stage(s.stage));
-    if (consumers.size() != 1 || dag_.stage(consumers[0]).name != s.target)
-      refuse(
-          "invalid-step",
-          fmt::format("compute_at: '{}' can only be computed inside its single consumer, but its "
-                      "consumers are [{}]",
-                      s.stage, consumer_names(consumers)));
+    if (!all_read_at(consumers, s.target, s.target_iter))
+      refuse("invalid-step",
+             fmt::format("compute_at: '{}' can be computed inside a loop of a consumer when its "
+                         "other consumers are computed at that loop too, but its consumers are "
+                         "[{}]; compute them at {}.{} first",
+                         s.stage, consumer_names(consumers), s.target, s.target_iter));
     StageState& target = compute_stage(s.target, "compute_at target");
     if (target.location == Location::Inline)
       refuse(
@@ -405,28 +405,45 @@ public:
     st.auto_unroll_max_step = s.auto_unroll_max_step;
   }
 
-  /// After any step: every stage computed at a loop is still read by that
-  /// stage alone (through inlined stages), which still has the loop. A step
-  /// that changes who reads a stage (a cache_read of an inlined stage, a
-  /// compute_root that undoes an inlining, …) must not leave a stage
-  /// computed inside a loop that no longer reads it: lowering would compute
-  /// it there while its new reader looks for it elsewhere.
+  /// After any step: every stage computed at a loop is still read only
+  /// inside one iteration of it (through inlined stages): by that loop's
+  /// stage, which still has the loop, and by stages computed at the same
+  /// loop. A step that changes who reads a stage or where (a cache_read of
+  /// an inlined stage, a compute_root that undoes an inlining, moving a
+  /// consumer computed beside it, …) must not leave a stage computed inside
+  /// a loop where not all its readers are: lowering would compute it there
+  /// while a reader looks for it elsewhere.
   void check_attachments(std::string_view step) {
     for (size_t i = 0; i < stages_.size(); ++i) {
       const StageState& st = stages_[i];
       if (st.location != Location::At)
         continue;
       int target = dag_.find_stage(st.at_stage);
-      std::vector<int> readers = effective_consumers(static_cast<int>(i));
-      bool ok = target >= 0 && readers.size() == 1 && readers[0] == target &&
-                stages_[static_cast<size_t>(target)].location != Location::Inline &&
-                stages_[static_cast<size_t>(target)].find_iter(st.at_iter);
+      bool ok = target >= 0 && stages_[static_cast<size_t>(target)].location != Location::Inline &&
+                stages_[static_cast<size_t>(target)].find_iter(st.at_iter) &&
+                all_read_at(effective_consumers(static_cast<int>(i)), st.at_stage, st.at_iter);
       if (!ok)
         refuse("invalid-step",
-               fmt::format("{}: '{}' is computed at {}.{}, which would no longer be its only "
-                           "reader; compute '{}' at the root first",
+               fmt::format("{}: '{}' is computed at {}.{}, where not all its readers would be; "
+                           "compute '{}' at the root first",
                            step, st.name, st.at_stage, st.at_iter, st.name));
     }
+  }
+
+  /// Whether the stage's consumers are all inside one iteration of loop
+  /// `iter` of `target`: `target` itself, or stages computed at that loop
+  /// (softmax's row stages, computed at the output's row loop: the row
+  /// maximum is read by the exponentials beside it). Bound inference covers
+  /// all their reads (lib/schedule/bound_inference.h).
+  bool all_read_at(const std::vector<int>& consumers, const std::string& target,
+                   const std::string& iter) const {
+    for (int c : consumers) {
+      const StageState& cs = stages_[static_cast<size_t>(c)];
+      if (cs.name != target &&
+          (cs.location != Location::At || cs.at_stage != target || cs.at_iter != iter))
+        return false;
+    }
+    return !consumers.empty();
   }
 
 private:

@@ -305,7 +305,32 @@ private:
     return out;
   }
 
-  /// A stage computed inside a loop of its single (effective) consumer; a
+  /// For a stage with several (effective) consumers: a consumer and its
+  /// loop where all the others are computed already, if there is one.
+  std::optional<std::pair<std::string, std::string>> shared_loop(int index) const {
+    std::vector<int> consumers = effective_consumers(index);
+    if (consumers.size() < 2)
+      return std::nullopt;
+    for (int t : consumers) {
+      const std::string& target = stages()[static_cast<size_t>(t)].name;
+      std::optional<std::string> loop;
+      bool shared = true;
+      for (int c : consumers) {
+        const StageState& cs = stages()[static_cast<size_t>(c)];
+        if (c == t)
+          continue;
+        shared = shared && cs.location == Location::At && cs.at_stage == target &&
+                 (!loop || *loop == cs.at_iter);
+        loop = cs.at_iter;
+      }
+      if (shared && loop)
+        return std::pair{target, *loop};
+    }
+    return std::nullopt;
+  }
+
+  /// A stage computed inside a loop of its single (effective) consumer, or
+  /// beside its other consumers at the loop of one they are computed at; a
   /// wild proposal picks any reader, inlined or not, direct or not.
   std::vector<Step> compute_at() {
     auto candidates = stages_where([&](size_t i) {
@@ -313,11 +338,14 @@ private:
         return false;
       auto consumers = effective_consumers(static_cast<int>(i));
       return wild_ ? !consumers.empty() || !dag().consumers(static_cast<int>(i)).empty()
-                   : consumers.size() == 1 && has_loops(static_cast<size_t>(consumers[0]));
+                   : (consumers.size() == 1 && has_loops(static_cast<size_t>(consumers[0]))) ||
+                         shared_loop(static_cast<int>(i));
     });
     if (candidates.empty())
       return {};
     size_t i = pick(candidates);
+    if (auto shared = shared_loop(static_cast<int>(i)); shared && !wild_)
+      return {schedule::ComputeAtStep{stages()[i].name, shared->first, shared->second}};
     std::vector<int> consumers = effective_consumers(static_cast<int>(i));
     if (wild_) {
       for (int c : dag().consumers(static_cast<int>(i)))

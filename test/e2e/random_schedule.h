@@ -3,7 +3,8 @@
 // A schedule is grown one proposal at a time from the naive State. Each
 // proposal is a step that makes sense at that point (a split of a loop that
 // exists with factors 1..extent+2, a fuse of adjacent loops of one kind, a
-// compute_at of a stage with a single consumer into one of its loops, a
+// compute_at of a stage with a single consumer into one of its loops or of
+// one with several at the loop where the others are computed, a
 // cache_write before any loop step on the stage, a cache_read often followed
 // by a compute_at into its reader, …), except for a share of "wild"
 // proposals that skip those checks. State::apply has the last word: a
