@@ -33,6 +33,12 @@ bool TileAxis::admits(const std::vector<std::int64_t>& factors) const {
 }
 
 int Sketch::max_parallel(int plan) const {
+  // A row plan's parallel loop is its outer row loop; its members are
+  // computed inside it.
+  if (std::holds_alternative<RowsPlan>(plans_.at(plan)))
+    return 1;
+  if (const auto* simple = std::get_if<SimplePlan>(&plans_.at(plan)); simple && simple->in_rows)
+    return 0;
   const std::string& stage = stage_of(plans_.at(plan));
   int spatial = 0;
   for (const TileAxis& a : axes_)
@@ -101,7 +107,16 @@ static std::vector<TileAxis> tile_axes(const ir::ComputeDAG& dag,
       axes.push_back({st.name, a->name, a->extent, 2, true, std::max<std::int64_t>(lanes * 4, 4),
                       lanes, params.tail_tiles, lanes});
     }
-    if (const auto* p = std::get_if<SimplePlan>(&plan))
+    if (const auto* p = std::get_if<SimplePlan>(&plan); p && !p->in_rows)
+      add_tile_axes(axes, scheduled_stage(dag, p->stage), 2, "", params.max_innermost_factor,
+                    params);
+    if (const auto* p = std::get_if<SimplePlan>(&plan); p && p->in_rows) {
+      // A row at a time: only its last axis is tiled (and vectorized).
+      ir::Stage row = scheduled_stage(dag, p->stage);
+      row.axes.erase(row.axes.begin(), row.axes.end() - 1);
+      add_tile_axes(axes, row, 2, "", params.max_innermost_factor, params);
+    }
+    if (const auto* p = std::get_if<RowsPlan>(&plan))
       add_tile_axes(axes, scheduled_stage(dag, p->stage), 2, "", params.max_innermost_factor,
                     params);
   }

@@ -119,6 +119,34 @@ std::string Analysis::rfactor_axis(int index, std::int64_t min_extent) const {
   return "";
 }
 
+bool Analysis::rows_fusable(int output) const {
+  const ir::Stage& out = dag_.stage(output);
+  if (!out.is_output || out.reduction() || out.axes.size() != 2)
+    return false;
+  bool reduces = false;
+  for (size_t i = 0; i < effective_.size(); ++i) {
+    const ir::Stage& s = effective_[i];
+    if (s.is_placeholder() || inlined(s.name))
+      continue;
+    if (s.is_output && static_cast<int>(i) != output)
+      return false;
+    if (s.axes.empty() || s.axes[0].extent != out.axes[0].extent)
+      return false;
+    reduces |= s.reduction() != nullptr;
+    Uses u;
+    u.visit(s.body);
+    for (const ir::Load* l : u.loads) {
+      int read = dag_.find_stage(l->tensor);
+      if (read < 0 || dag_.stage(read).is_placeholder())
+        continue;
+      const auto* row = l->indices.empty() ? nullptr : l->indices[0].as<ir::Var>();
+      if (!row || row->name != s.axes[0].name)
+        return false;
+    }
+  }
+  return reduces;
+}
+
 std::optional<PackableInput> Analysis::packable_input(int index) const {
   const ir::Stage& s = dag_.stage(index);
   const ir::Reduce* r = s.reduction();

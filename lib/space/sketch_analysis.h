@@ -69,6 +69,13 @@ public:
   /// contiguously (its last index is the axis), so that vectors of
   /// partial results run along memory. Empty otherwise.
   std::string rfactor_axis(int index, std::int64_t min_extent) const;
+  /// Whether the DAG is row-wise around its output `output`: a single
+  /// output of two axes, not a reduction; every other stage not inlined
+  /// has the output's first axis (the rows) as its own first axis, and
+  /// every load of a computed stage reads the row of the reader's first
+  /// axis; and some of them reduce (along the rows). Its stages can then
+  /// all be computed at the output's row loop (RowsPlan).
+  bool rows_fusable(int output) const;
   /// The only consumer, when it reads `index` element-wise (same shape,
   /// indexed by exactly its own axes) and is not itself a reduction; -1 if
   /// there is none.

@@ -264,7 +264,64 @@ static bool try_rule(const SketchRule auto& rule, const Draft& draft, const Stag
   return condition == Condition::ApplyAndSkipRest;
 }
 
+/// The drafts of the walk from the output back to the inputs, every rule
+/// tried at every stage.
+static std::vector<Draft> derive_stage_drafts(const Analysis& analysis);
+
+/// The draft with its row stages computed at the output's row loop, or
+/// nothing: every stage but the output must be inlined or tiled simply,
+/// and every reduction rfactored (a scalar reduction per row is the slow
+/// sketch already).
+static std::optional<Draft> fused_rows(const Draft& draft, const ir::ComputeDAG& dag,
+                                       const std::string& output) {
+  Draft twin = draft;
+  RowsPlan rows{output, {}};
+  for (StagePlan& plan : twin.plans) {
+    const ir::Stage& s = dag.stage(dag.find_stage(stage_of(plan)));
+    if (s.name == output) {
+      if (!std::holds_alternative<SimplePlan>(plan))
+        return std::nullopt;
+      continue;
+    }
+    if (std::holds_alternative<InlinePlan>(plan))
+      continue;
+    if (auto* simple = std::get_if<SimplePlan>(&plan); simple && !s.reduction()) {
+      simple->in_rows = true;
+      rows.members.push_back({s.name, ""});
+    } else if (auto* rf = std::get_if<RfactorPlan>(&plan)) {
+      rf->in_rows = true;
+      rows.members.push_back({s.name, rf->axis});
+    } else {
+      return std::nullopt;
+    }
+  }
+  std::sort(rows.members.begin(), rows.members.end(),
+            [&](const RowsPlan::Member& a, const RowsPlan::Member& b) {
+              return dag.find_stage(a.stage) < dag.find_stage(b.stage);
+            });
+  for (StagePlan& plan : twin.plans)
+    if (stage_of(plan) == output)
+      plan = rows;
+  twin.name += fmt::format(", rows fused at {}", output);
+  return twin;
+}
+
 std::vector<Draft> derive_drafts(const Analysis& analysis) {
+  std::vector<Draft> drafts = derive_stage_drafts(analysis);
+  // Fusing the row stages needs every stage's plan, so it follows the walk;
+  // its drafts go last, and the others keep their numbers.
+  const std::vector<int> args = analysis.dag().arguments();
+  const int output = args.back();
+  if (!analysis.rows_fusable(output))
+    return drafts;
+  const size_t walked = drafts.size();
+  for (size_t i = 0; i < walked; ++i)
+    if (auto twin = fused_rows(drafts[i], analysis.dag(), analysis.dag().stage(output).name))
+      drafts.push_back(std::move(*twin));
+  return drafts;
+}
+
+static std::vector<Draft> derive_stage_drafts(const Analysis& analysis) {
   std::vector<Draft> drafts{Draft{}};
   for (int i = static_cast<int>(analysis.dag().stages().size()); i-- > 0;) {
     const StageContext stage{analysis, i};

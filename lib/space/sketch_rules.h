@@ -174,7 +174,11 @@ inline constexpr std::tuple kSketchRules{
     Rfactor{},
 };
 
-/// The drafts of every sketch of the analysed DAG, in sketch order.
+/// The drafts of every sketch of the analysed DAG, in sketch order: the
+/// walk's, then, for a row-wise DAG (Analysis::rows_fusable), a twin of
+/// each draft whose reductions are all rfactored with every stage computed
+/// at the output's row loop (RowsPlan). That choice needs the plans of all
+/// stages, so it is not a rule of the walk.
 std::vector<Draft> derive_drafts(const Analysis& analysis);
 
 } // namespace kiln::space

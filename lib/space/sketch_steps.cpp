@@ -108,7 +108,20 @@ static void order_register_tile(std::vector<std::string>& loops, const MultiLeve
                         [&](const std::string& loop) { return loop != vector_loop; });
 }
 
+/// A simple plan computed at a row loop: its last axis split, the inner
+/// part vectorized.
+static void simple_in_rows_steps(StepWriter& w, const SimplePlan& p, const PlanDecisions& d) {
+  KILN_ASSERT(d.spatial.size() == 1, "a stage in rows tiles its last axis alone");
+  const TileAxis* a = d.spatial.front();
+  const std::int64_t inner = w.factors(a->stage, a->axis)[1];
+  w.split(p.stage, a->axis, {inner});
+  if (inner > 1)
+    w.annotate(p.stage, a->axis + ".1", Annotation::Vectorize);
+}
+
 static void simple_steps(StepWriter& w, const SimplePlan& p, const PlanDecisions& d) {
+  if (p.in_rows)
+    return simple_in_rows_steps(w, p, d);
   std::vector<std::string> outer, inner, red;
   for (const TileAxis* a : d.spatial) {
     const auto& f = w.factors(a->stage, a->axis);
@@ -169,12 +182,38 @@ static void rfactor_steps(StepWriter& w, const RfactorPlan& p, const PlanDecisio
   order.push_back(p.axis + ".o");
   order.push_back(p.axis + ".r");
   w.step(schedule::ReorderStep{rf, order});
-  std::vector<std::string> loops =
-      w.fuse_prefix(rf, p.spatial_axes, static_cast<int>(p.spatial_axes.size()));
-  if (!loops.empty())
-    w.annotate(rf, loops.front(), Annotation::Parallel);
+  if (!p.in_rows) {
+    std::vector<std::string> loops =
+        w.fuse_prefix(rf, p.spatial_axes, static_cast<int>(p.spatial_axes.size()));
+    if (!loops.empty())
+      w.annotate(rf, loops.front(), Annotation::Parallel);
+  }
   w.annotate(rf, p.axis + ".r", Annotation::Vectorize);
   w.pragma(rf, d.unroll);
+}
+
+/// The output of fused row operations: rows in 2 levels (the outer
+/// parallel), the last axis in 2 (the inner vectorized), and every member
+/// computed at the inner row loop, readers first (a stage is computed at a
+/// loop once all its readers are there: docs/schedule-format.md).
+static void rows_steps(StepWriter& w, const RowsPlan& p, const PlanDecisions& d) {
+  KILN_ASSERT(d.spatial.size() == 2, "a row plan's output has rows and columns");
+  const std::string rows = d.spatial[0]->axis, cols = d.spatial[1]->axis;
+  const std::int64_t vector = w.factors(p.stage, cols)[1];
+  w.split(p.stage, rows, {w.factors(p.stage, rows)[1]});
+  w.split(p.stage, cols, {vector});
+  w.step(schedule::ReorderStep{p.stage, {rows + ".0", rows + ".1", cols + ".0", cols + ".1"}});
+  if (d.parallel > 0)
+    w.annotate(p.stage, rows + ".0", Annotation::Parallel);
+  if (vector > 1)
+    w.annotate(p.stage, cols + ".1", Annotation::Vectorize);
+  const std::string at = rows + ".1";
+  for (auto m = p.members.rbegin(); m != p.members.rend(); ++m) {
+    w.step(schedule::ComputeAtStep{m->stage, p.stage, at});
+    // rfactor_steps leaves a factor below 2 without its .rf stage.
+    if (!m->rfactor_axis.empty() && w.factors(m->stage, m->rfactor_axis).back() >= 2)
+      w.step(schedule::ComputeAtStep{m->stage + ".rf", p.stage, at});
+  }
 }
 
 /// A multi-level tiling in place: S0 S1 R0 S2 R1 S3.
@@ -336,6 +375,7 @@ std::vector<Step> Sketch::steps(const SketchConfig& config) const {
                    [](const OuterPlan&) {},
                    [&](const SimplePlan& p) { simple_steps(w, p, d); },
                    [&](const RfactorPlan& p) { rfactor_steps(w, p, d); },
+                   [&](const RowsPlan& p) { rows_steps(w, p, d); },
                    [&](const RootPlan& p) {
                      if (p.inside.empty())
                        root_steps(w, p);

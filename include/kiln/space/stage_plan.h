@@ -23,6 +23,9 @@ struct InlinePlan {
 /// fused and parallel, the innermost vectorized.
 struct SimplePlan {
   std::string stage;
+  /// Computed at the row loop of a RowsPlan instead: only its last axis
+  /// is tiled (2 levels, the inner vectorized), nothing is parallel.
+  bool in_rows = false;
 };
 
 /// An element-wise consumer whose loops hold the outer tile levels of the
@@ -103,11 +106,30 @@ struct RfactorPlan {
   std::string axis;
   std::vector<std::string> spatial_axes;      ///< the stage's axes
   std::vector<std::string> other_reduce_axes; ///< its other reduction axes, outside `axis`
+  /// Computed at the row loop of a RowsPlan: nothing parallel of its own.
+  bool in_rows = false;
+};
+
+/// Row operations fused (softmax, layer norm): every other stage of a
+/// row-wise DAG computed at the output's row loop, so that one parallel
+/// loop over the rows computes each row's reductions and values while the
+/// row is in cache. The output's rows are split in 2 (the outer loop
+/// parallel, the members computed at the inner one, a row at a time), its
+/// last axis in 2 (the inner vectorized).
+struct RowsPlan {
+  struct Member {
+    std::string stage;
+    /// The axis its RfactorPlan factors (its `.rf` stage is computed at the
+    /// row loop too), or empty.
+    std::string rfactor_axis;
+  };
+  std::string stage;
+  std::vector<Member> members; ///< in DAG order
 };
 
 /// What a sketch does with one stage.
-using StagePlan =
-    std::variant<InlinePlan, SimplePlan, OuterPlan, RootPlan, MultiLevelPlan, RfactorPlan>;
+using StagePlan = std::variant<InlinePlan, SimplePlan, OuterPlan, RootPlan, MultiLevelPlan,
+                               RfactorPlan, RowsPlan>;
 
 /// The stage a plan schedules.
 inline const std::string& stage_of(const StagePlan& plan) {

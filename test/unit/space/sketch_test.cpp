@@ -287,7 +287,7 @@ TEST_CASE("the rule list derives each op's sketches in order", "[space][sketch]"
   auto softmax = ir::parse_op_file(std::string(KILN_SOURCE_DIR) + "/ops/softmax.kop");
   REQUIRE(softmax.ok());
   const std::vector<Draft> drafts = derive_drafts(Analysis(*softmax));
-  REQUIRE(drafts.size() == 4);
+  REQUIRE(drafts.size() == 5);
   CHECK(drafts[0].name.empty());
   for (const StagePlan& p : drafts[0].plans)
     CHECK((std::holds_alternative<SimplePlan>(p) || std::holds_alternative<InlinePlan>(p)));
@@ -295,9 +295,10 @@ TEST_CASE("the rule list derives each op's sketches in order", "[space][sketch]"
   std::vector<std::string> names;
   for (const Sketch& sk : sp.sketches())
     names.push_back(sk.name());
-  CHECK(names == std::vector<std::string>{"simple", "row_max rfactored along j",
-                                          "row_sum rfactored along j",
-                                          "row_sum rfactored along j, row_max rfactored along j"});
+  CHECK(names == std::vector<std::string>{
+                     "simple", "row_max rfactored along j", "row_sum rfactored along j",
+                     "row_sum rfactored along j, row_max rfactored along j",
+                     "row_sum rfactored along j, row_max rfactored along j, rows fused at Y"});
   for (const StagePlan& p : drafts[3].plans)
     if (const auto* rf = std::get_if<RfactorPlan>(&p))
       CHECK(rf->spatial_axes == std::vector<std::string>{"i"});
@@ -796,4 +797,50 @@ TEST_CASE("sampling is fast", "[space][sample][!benchmark]") {
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   WARN("10000 sampled matmul configs with their steps in " << s << " s");
   REQUIRE(steps > 0);
+}
+
+TEST_CASE("row operations get a sketch with every row stage computed at the output's row loop",
+          "[space][sketch][rows]") {
+  // Softmax and layer norm: the twin of the all-rfactored sketch, one
+  // parallel loop over the rows with each row's reductions and values
+  // inside it. Row sums (the output a reduction), a matmul (no row-wise
+  // reads) and max pooling get none.
+  for (const char* op : {"softmax", "layer_norm"}) {
+    INFO(op);
+    SketchSpace sp = op_space(op);
+    const Sketch& fused = sp.sketches().back();
+    REQUIRE_THAT(fused.name(), Catch::EndsWith("rows fused at Y"));
+    const auto* rows = std::get_if<RowsPlan>(&fused.plans().back());
+    REQUIRE(rows);
+    std::vector<std::string> members;
+    for (const RowsPlan::Member& m : rows->members)
+      members.push_back(m.stage + (m.rfactor_axis.empty() ? "" : " rf"));
+    CHECK(members == (std::string(op) == "softmax"
+                          ? std::vector<std::string>{"row_max rf", "exps", "row_sum rf"}
+                          : std::vector<std::string>{"row_sum rf", "row_var rf"}));
+    const int sketch = static_cast<int>(sp.sketches().size()) - 1;
+    std::mt19937_64 rng(7);
+    for (int i = 0; i < 50; ++i) {
+      SketchConfig c = sp.sample(sketch, rng);
+      auto state = sp.state(c);
+      REQUIRE(state.ok());
+      std::string nest = schedule::to_string(schedule::lower(*state));
+      INFO(nest);
+      size_t parallel = 0;
+      for (size_t p = nest.find("parallel for"); p != std::string::npos;
+           p = nest.find("parallel for", p + 1))
+        ++parallel;
+      CHECK(parallel <= 1);
+      for (const auto& st : state->stages())
+        if (st.name != "Y" && st.location != schedule::Location::Inline &&
+            !state->dag().stage(state->dag().find_stage(st.name)).is_placeholder())
+          CHECK(st.at_stage == "Y");
+    }
+  }
+  for (const char* op : {"row_sum", "matmul", "max_pool2d"}) {
+    INFO(op);
+    SketchSpace other = op_space(op);
+    for (const Sketch& sk : other.sketches())
+      CHECK_THAT(sk.name(), !Catch::Contains("rows fused"));
+  }
 }
