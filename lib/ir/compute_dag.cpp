@@ -236,9 +236,13 @@ std::vector<int> ComputeDAG::arguments() const {
 }
 
 bool ComputeDAG::is_constant(int index) const {
+  return constant_stages().at(static_cast<size_t>(index));
+}
+
+std::vector<bool> ComputeDAG::constant_stages() const {
   // In stage order, so that a DAG with many shared producers is walked once.
-  std::vector<bool> constant(static_cast<size_t>(index) + 1);
-  for (int i = 0; i <= index; ++i) {
+  std::vector<bool> constant(stages_.size());
+  for (int i = 0; i < static_cast<int>(stages_.size()); ++i) {
     const Stage& s = stages_.at(i);
     std::vector<int> read = s.is_placeholder() ? std::vector<int>{} : producers(i);
     constant[i] = s.is_placeholder()
@@ -246,7 +250,7 @@ bool ComputeDAG::is_constant(int index) const {
                       : !read.empty() && std::all_of(read.begin(), read.end(),
                                                      [&](int p) { return constant[p]; });
   }
-  return constant[index];
+  return constant;
 }
 
 std::vector<int> ComputeDAG::intermediates() const {

@@ -72,7 +72,7 @@ private:
   bool packed_ahead(int index) const {
     const ir::Stage& s = dag_.stage(index);
     return !s.is_placeholder() && !s.is_output &&
-           state_.stages()[index].location == Location::Root && dag_.is_constant(index);
+           state_.stages()[index].location == Location::Root && constant_[index];
   }
 
   /// The root stages of the kernel (or of the prepack nest), in DAG order;
@@ -373,7 +373,8 @@ private:
   const State& state_;
   const ir::ComputeDAG& dag_;
   std::vector<Expr> bodies_;
-  std::map<std::string, ir::Stage> inlined_storage_; ///< node-stable for the Inliner
+  const std::vector<bool> constant_ = dag_.constant_stages(); ///< ComputeDAG::is_constant
+  std::map<std::string, ir::Stage> inlined_storage_;          ///< node-stable for the Inliner
   std::map<std::pair<std::string, std::string>, std::vector<int>> attached_;
   std::map<std::string, Region> regions_;
   std::int64_t unroll_step_ = 0; ///< auto_unroll_max_step in force (0: none)

@@ -67,6 +67,8 @@ public:
   /// placeholder, or a compute stage that reads only such stages (a stage
   /// that reads nothing, such as an iota, is not: it is no input's data).
   bool is_constant(int index) const;
+  /// is_constant of every stage, in one walk.
+  std::vector<bool> constant_stages() const;
   /// The kernel's arguments: placeholders in declaration order, then outputs.
   std::vector<int> arguments() const;
   /// Compute stages that are not outputs (intermediate buffers).
