@@ -4,6 +4,7 @@
 // lowered, compiled, run and compared element by element with the
 // interpreter; a failing section names the op and the schedule and prints
 // its steps and the `kiln run` command that replays it.
+#include "../unit/schedule/loop_count.h"
 #include "kernel_check.h"
 #include "small_shapes.h"
 
@@ -374,14 +375,10 @@ TEST_CASE("row stages fused into the output's row loop, each computed beside its
         DYNAMIC_SECTION(op << " rfactor " << factor << " at Y." << at) {
           auto state = State::replay(c.dag, steps);
           REQUIRE(state.ok());
-          std::string nest = schedule::to_string(schedule::lower(*state));
-          INFO(nest);
+          LoweredFunc func = schedule::lower(*state);
+          INFO(schedule::to_string(func));
           // One parallel loop: the row stages live inside it.
-          size_t parallel = 0;
-          for (size_t p = nest.find("parallel for"); p != std::string::npos;
-               p = nest.find("parallel for", p + 1))
-            ++parallel;
-          CHECK(parallel == 1);
+          CHECK(test::count_loops(func, ForKind::Parallel) == 1);
           check_schedule(c, steps);
         }
       }

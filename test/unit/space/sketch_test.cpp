@@ -1,5 +1,6 @@
 #include "../../../lib/space/sketch_rules.h"
 #include "../ir/test_dags.h"
+#include "../schedule/loop_count.h"
 
 #include "kiln/ir/builder.h"
 #include "kiln/ir/parser.h"
@@ -824,13 +825,9 @@ TEST_CASE("row operations get a sketch with every row stage computed at the outp
       SketchConfig c = sp.sample(sketch, rng);
       auto state = sp.state(c);
       REQUIRE(state.ok());
-      std::string nest = schedule::to_string(schedule::lower(*state));
-      INFO(nest);
-      size_t parallel = 0;
-      for (size_t p = nest.find("parallel for"); p != std::string::npos;
-           p = nest.find("parallel for", p + 1))
-        ++parallel;
-      CHECK(parallel <= 1);
+      schedule::LoweredFunc func = schedule::lower(*state);
+      INFO(schedule::to_string(func));
+      CHECK(test::count_loops(func, schedule::ForKind::Parallel) <= 1);
       for (const auto& st : state->stages())
         if (st.name != "Y" && st.location != schedule::Location::Inline &&
             !state->dag().stage(state->dag().find_stage(st.name)).is_placeholder())
