@@ -275,11 +275,38 @@ llvm::Value* Emitter::emit_call(const ir::Call* c) {
   case ir::Intrinsic::Abs:
     id = llvm::Intrinsic::fabs;
     break;
+  case ir::Intrinsic::Erf:
+  case ir::Intrinsic::Tanh:
+    break; // no LLVM intrinsic: libm's function, or libmvec's for a vector
   }
   if (auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(x->getType()))
     if (llvm::Value* v = emit_libmvec_call(c->fn, x, vector))
       return v;
+  if (id == llvm::Intrinsic::not_intrinsic)
+    return emit_libm_call(c->fn, x);
   return b_.CreateUnaryIntrinsic(id, x);
+}
+
+llvm::Value* Emitter::emit_libm_call(ir::Intrinsic fn, llvm::Value* x) {
+  llvm::Type* element = x->getType()->getScalarType();
+  std::string name(ir::intrinsic_name(fn));
+  if (element->isFloatTy())
+    name += 'f';
+  llvm::FunctionCallee callee =
+      module_.getOrInsertFunction(name, llvm::FunctionType::get(element, {element}, false));
+  if (auto* f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
+    f->setDoesNotThrow();
+    f->setDoesNotAccessMemory();
+  }
+  auto* vector = llvm::dyn_cast<llvm::FixedVectorType>(x->getType());
+  if (!vector)
+    return b_.CreateCall(callee, {x});
+  // A target without vector variants: one call per lane.
+  llvm::Value* out = llvm::PoisonValue::get(vector);
+  for (unsigned lane = 0; lane < vector->getNumElements(); ++lane)
+    out = b_.CreateInsertElement(out, b_.CreateCall(callee, {b_.CreateExtractElement(x, lane)}),
+                                 lane);
+  return out;
 }
 
 llvm::Value* Emitter::emit_libmvec_call(ir::Intrinsic fn, llvm::Value* x,

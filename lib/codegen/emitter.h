@@ -63,6 +63,9 @@ private:
   /// the widest variant the target runs (vector_math.h); nullptr when none
   /// fits.
   llvm::Value* emit_libmvec_call(ir::Intrinsic fn, llvm::Value* x, llvm::FixedVectorType* type);
+  /// libm's scalar function for an intrinsic LLVM lacks (erf, tanh), per lane
+  /// for a vector.
+  llvm::Value* emit_libm_call(ir::Intrinsic fn, llvm::Value* x);
 
   // --- the function (llvm_emitter.cpp) ---
 

@@ -30,6 +30,12 @@ std::vector<VectorVariant> libmvec_variants(const Target& target, ir::Intrinsic 
   case ir::Intrinsic::Log:
     name = "log";
     break;
+  case ir::Intrinsic::Erf:
+    name = "erf";
+    break;
+  case ir::Intrinsic::Tanh:
+    name = "tanh";
+    break;
   case ir::Intrinsic::Sqrt:
   case ir::Intrinsic::Abs:
     return {}; // single instructions already

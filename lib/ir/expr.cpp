@@ -236,6 +236,12 @@ Expr sqrt(Expr x) {
 Expr abs(Expr x) {
   return Call::make(Intrinsic::Abs, {std::move(x)});
 }
+Expr erf(Expr x) {
+  return Call::make(Intrinsic::Erf, {std::move(x)});
+}
+Expr tanh(Expr x) {
+  return Call::make(Intrinsic::Tanh, {std::move(x)});
+}
 Expr sum(Expr body, std::vector<IterVar> axes) {
   return Reduce::make(ReduceOp::Sum, std::move(body), std::move(axes));
 }
@@ -297,6 +303,10 @@ std::string_view intrinsic_name(Intrinsic fn) {
     return "sqrt";
   case Intrinsic::Abs:
     return "abs";
+  case Intrinsic::Erf:
+    return "erf";
+  case Intrinsic::Tanh:
+    return "tanh";
   }
   return "?";
 }

@@ -29,7 +29,6 @@ double round_to_type(double value, ScalarType type) {
   return value;
 }
 
-
 Interpreter::Interpreter(const ComputeDAG& dag, std::map<std::string, std::vector<double>> inputs)
     : dag_(dag), memo_(dag.stages().size()) {
   for (size_t i = 0; i < dag.stages().size(); ++i) {
@@ -215,6 +214,10 @@ double Interpreter::eval(const Expr& e, Env& env, int stage, std::span<const std
       return std::sqrt(x);
     case Intrinsic::Abs:
       return std::fabs(x);
+    case Intrinsic::Erf:
+      return std::erf(x);
+    case Intrinsic::Tanh:
+      return std::tanh(x);
     }
     kiln_unreachable("unknown intrinsic");
   }

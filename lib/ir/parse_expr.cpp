@@ -45,11 +45,11 @@ struct FunctionInfo {
 };
 
 static constexpr FunctionInfo functions[] = {
-    {"exp", Function::Math, 1},      {"log", Function::Math, 1},   {"sqrt", Function::Math, 1},
-    {"abs", Function::Math, 1},      {"min", Function::MinMax, 2}, {"max", Function::MinMax, 2},
-    {"select", Function::Select, 3}, {"if", Function::Select, 3},  {"f32", Function::Cast, 1},
-    {"f64", Function::Cast, 1},      {"i32", Function::Cast, 1},   {"i64", Function::Cast, 1},
-    {"sum", Function::Sum, 1},
+    {"exp", Function::Math, 1},   {"log", Function::Math, 1},   {"sqrt", Function::Math, 1},
+    {"abs", Function::Math, 1},   {"erf", Function::Math, 1},   {"tanh", Function::Math, 1},
+    {"min", Function::MinMax, 2}, {"max", Function::MinMax, 2}, {"select", Function::Select, 3},
+    {"if", Function::Select, 3},  {"f32", Function::Cast, 1},   {"f64", Function::Cast, 1},
+    {"i32", Function::Cast, 1},   {"i64", Function::Cast, 1},   {"sum", Function::Sum, 1},
 };
 
 static const FunctionInfo* find_function(std::string_view name) {
@@ -67,7 +67,8 @@ static std::vector<std::string> function_names() {
 }
 
 static constexpr std::string_view function_list =
-    "exp, log, sqrt, abs, min, max, select (or if), the casts f32, f64, i32, i64 and the "
+    "exp, log, sqrt, abs, erf, tanh, min, max, select (or if), the casts f32, f64, i32, i64 and "
+    "the "
     "reductions sum, max, min";
 
 bool is_function(std::string_view name) {
@@ -291,6 +292,8 @@ Expr Parser::make_call(const Token& name, const FunctionInfo& f, const std::vect
     Intrinsic fn = name.text == "exp"    ? Intrinsic::Exp
                    : name.text == "log"  ? Intrinsic::Log
                    : name.text == "sqrt" ? Intrinsic::Sqrt
+                   : name.text == "erf"  ? Intrinsic::Erf
+                   : name.text == "tanh" ? Intrinsic::Tanh
                                          : Intrinsic::Abs;
     return build(name, [&] { return Call::make(fn, {args[0]}); });
   }

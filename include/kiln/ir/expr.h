@@ -101,7 +101,7 @@ struct IterVar {
 enum class BinaryOp : std::uint8_t { Add, Sub, Mul, Div, Mod, Min, Max };
 enum class CompareOp : std::uint8_t { EQ, NE, LT, LE, GT, GE };
 enum class LogicalOp : std::uint8_t { And, Or };
-enum class Intrinsic : std::uint8_t { Exp, Log, Sqrt, Abs };
+enum class Intrinsic : std::uint8_t { Exp, Log, Sqrt, Abs, Erf, Tanh };
 enum class ReduceOp : std::uint8_t { Sum, Max, Min };
 
 #define KILN_DECLARE_NODE(N) static constexpr ExprKind static_kind = ExprKind::N;
@@ -246,6 +246,8 @@ Expr cast(ScalarType type, Expr value);
 Expr exp(Expr x);
 Expr log(Expr x);
 Expr sqrt(Expr x);
+Expr erf(Expr x);
+Expr tanh(Expr x);
 Expr abs(Expr x);
 Expr sum(Expr body, std::vector<IterVar> axes);
 Expr reduce_max(Expr body, std::vector<IterVar> axes);
@@ -256,7 +258,7 @@ Expr var(const IterVar& axis);
 // --- names of operators, shared by the printer, the parser and the docs ---
 std::string_view binary_op_name(BinaryOp op);   ///< "+", "-", ..., "min", "max"
 std::string_view compare_op_name(CompareOp op); ///< "==", "<", ...
-std::string_view intrinsic_name(Intrinsic fn);  ///< "exp", "log", "sqrt", "abs"
+std::string_view intrinsic_name(Intrinsic fn);  ///< "exp", "log", "sqrt", "abs", "erf", "tanh"
 std::string_view reduce_op_name(ReduceOp op);   ///< "sum", "max", "min"
 
 /// Structural equality (same tree, same names, same literals).

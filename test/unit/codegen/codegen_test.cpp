@@ -145,6 +145,46 @@ TEST_CASE("vector exp and log call glibc's libmvec, and compute what libm does",
   }
 }
 
+TEST_CASE("erf and tanh call libm in scalar code and libmvec in vector loops",
+          "[codegen][vector-math]") {
+  ir::DAGBuilder b("vmath");
+  auto A = b.input("A", {64});
+  auto E = b.compute("E", {{"i", 64}}, [&](const std::vector<ir::Expr>& v) {
+    return ir::erf(A(v[0])) + 0.5f * ir::tanh(A(v[0]));
+  });
+  b.output(E);
+  ir::ComputeDAG dag = std::move(b).build();
+  Target target = codegen::host_target();
+  auto compiler = codegen::Compiler::create(target);
+  REQUIRE(compiler.ok());
+  auto jit = codegen::Jit::create();
+  REQUIRE(jit.ok());
+  for (bool vector : {false, true}) {
+    schedule::State s(dag);
+    if (vector) {
+      s.split("E", "i", {16});
+      s.vectorize("E", "i.1");
+    }
+    auto ir = (*compiler)->dump(schedule::lower(s), codegen::DumpStage::LLVM);
+    REQUIRE(ir.ok());
+    if (vector && target.arch() == "x86_64")
+      REQUIRE_THAT(*ir, Catch::Contains("v_erff(") && Catch::Contains("v_tanhf("));
+    auto object = (*compiler)->compile(schedule::lower(s));
+    REQUIRE(object.ok());
+    auto kernel = (*jit)->load(*object);
+    REQUIRE(kernel.ok());
+    alignas(64) float a[64], e[64];
+    for (int i = 0; i < 64; ++i)
+      a[i] = -4.0f + 0.125f * static_cast<float>(i);
+    void* args[] = {a, e};
+    (*kernel)->run(args);
+    for (int i = 0; i < 64; ++i) {
+      double want = std::erf(static_cast<double>(a[i])) + 0.5 * std::tanh(a[i]);
+      REQUIRE(e[i] == Approx(want).margin(1e-6));
+    }
+  }
+}
+
 TEST_CASE("a kernel with a packed constant input computes with what prepack packed",
           "[codegen][jit][prepack]") {
   // C = A B, B constant and copied at the root in the order C.local's

@@ -352,6 +352,9 @@ TEST_CASE("functions and reductions and statements across lines", "[parser]") {
   SECTION("math functions") {
     REQUIRE(output_body("exp(A[i]) + log(A[i]) + sqrt(A[i]) + abs(A[i])").type() ==
             ScalarType::F32);
+    ir::Expr e = output_body("erf(A[i]) * tanh(A[i])");
+    REQUIRE(e.as<Binary>()->a.as<Call>()->fn == Intrinsic::Erf);
+    REQUIRE(e.as<Binary>()->b.as<Call>()->fn == Intrinsic::Tanh);
   }
   SECTION("a reduction over several axes, wrapped over lines, with comments") {
     ComputeDAG dag = parse_ok("op t # the op\n\n# a comment line\ninput A : f32[4, 3, 2]\n"
