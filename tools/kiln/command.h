@@ -36,6 +36,7 @@ Command add_evaluate_command(CLI::App& app, const ToolContext& ctx);
 Command add_report_command(CLI::App& app, const ToolContext& ctx);
 Command add_best_command(CLI::App& app, const ToolContext& ctx);
 Command add_replay_command(CLI::App& app, const ToolContext& ctx);
+Command add_tasks_command(CLI::App& app, const ToolContext& ctx);
 
 } // namespace kiln::tool
 

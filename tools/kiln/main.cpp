@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
       add_space_command(app, ctx),   add_tune_command(app, ctx),  add_compare_command(app, ctx),
       add_dataset_command(app, ctx), add_train_command(app, ctx), add_evaluate_command(app, ctx),
       add_report_command(app, ctx),  add_best_command(app, ctx),  add_replay_command(app, ctx),
+      add_tasks_command(app, ctx),
   };
 
   CLI11_PARSE(app, argc, argv);

@@ -3,6 +3,7 @@
 #include "common.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -179,6 +180,28 @@ std::string describe_evaluation(const model::Evaluation& e) {
                ? fmt::format("  {:<34} top-1 {:.3f}\n", task, score)
                : fmt::format("  {:<34} top-1 {:.3f}  pairwise {:.3f}\n", task, score, p->second);
   }
+  return out;
+}
+
+std::string task_table(const graph::Network& net, const std::string& model) {
+  std::string out =
+      fmt::format("{}: {} nodes, {:.2f} M parameters, {} fused groups, {} tasks\n", model,
+                  net.graph.nodes.size(), static_cast<double>(net.graph.parameter_count()) / 1e6,
+                  net.groups.size(), net.tasks.size());
+  out += fmt::format("{:>4}  {:<44} {:>6} {:>10}  {:<18} {}\n", "task", "key", "weight", "MFLOP",
+                     "output", "fused ops");
+  double total = 0;
+  for (std::size_t t = 0; t < net.tasks.size(); ++t) {
+    const graph::Task& task = net.tasks[t];
+    const double mflop = task.dag.flop_count() / 1e6;
+    total += mflop * task.weight();
+    const int out_tensor =
+        net.kernels[static_cast<std::size_t>(task.groups.front())].arguments.back();
+    out += fmt::format(
+        "{:>4}  {:<44} {:>6} {:>10.1f}  {:<18} {}\n", t, task.key, task.weight(), mflop,
+        fmt::format("[{}]", fmt::join(net.graph.tensor(out_tensor).shape, ",")), task.ops);
+  }
+  out += fmt::format("total: {:.1f} MFLOP a run (each task's FLOPs times its weight)\n", total);
   return out;
 }
 

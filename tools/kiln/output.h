@@ -3,6 +3,7 @@
 #ifndef KILN_TOOLS_KILN_OUTPUT_H
 #define KILN_TOOLS_KILN_OUTPUT_H
 
+#include "kiln/graph/network.h"
 #include "kiln/measure/run.h"
 #include "kiln/model/evaluation.h"
 #include "kiln/record/record.h"
@@ -40,6 +41,10 @@ std::string curve_table(const std::vector<record::TuningCurve>& curves);
 
 /// A model evaluation: the pooled figures, then each task's.
 std::string describe_evaluation(const model::Evaluation& evaluation);
+
+/// The task table of a model: key, weight, FLOPs, the fused ops, the output
+/// shape; then the totals.
+std::string task_table(const graph::Network& net, const std::string& model);
 
 } // namespace kiln::tool
 
