@@ -2,6 +2,7 @@
 #include "command.h"
 #include "common.h"
 #include "output.h"
+#include "run_model.h"
 
 #include "kiln/codegen/runtime.h"
 #include "kiln/codegen/target.h"
@@ -19,10 +20,37 @@ struct RunFlags {
   OpOptions op;
   measure::RunOptions options;
   int threads = 0;
+  std::vector<std::string> logs; ///< for a model
+  bool no_check = false;
+  std::string write_io;
 };
 } // namespace
 
+static bool is_model(const std::string& path) {
+  return path.size() > 5 && path.compare(path.size() - 5, 5, ".onnx") == 0;
+}
+
+static int run_network(const RunFlags& f) {
+  if (!f.op.sets.empty() || !f.op.schedule.empty())
+    return fail(Error("bad-option", "--set and --schedule apply to op files; a model's tasks "
+                                    "take their schedules from --log"));
+  RunModelFlags m;
+  m.model = f.op.file;
+  m.logs = f.logs;
+  m.threads = f.threads;
+  m.options.seed = f.options.seed;
+  m.options.repeat = f.options.timing.repeat;
+  m.options.check = !f.no_check;
+  m.options.write_io = f.write_io;
+  return run_model(m);
+}
+
 static int run(const RunFlags& f) {
+  if (is_model(f.op.file))
+    return run_network(f);
+  if (!f.logs.empty() || !f.write_io.empty())
+    return fail(Error("bad-option", "--log and --write-io apply to a model (.onnx); an op file "
+                                    "takes its schedule from --schedule"));
   kiln_rt_set_num_threads(f.threads);
   auto dag = load_op(f.op);
   if (!dag)
@@ -45,8 +73,15 @@ static int run(const RunFlags& f) {
 
 Command add_run_command(CLI::App& app, const ToolContext&) {
   auto f = std::make_shared<RunFlags>();
-  CLI::App* cmd = app.add_subcommand("run", "compile, check and time an operator's kernel");
+  CLI::App* cmd = app.add_subcommand(
+      "run", "compile, check and time an operator's kernel, or a whole model (.onnx)");
   add_op_options(cmd, f->op);
+  cmd->add_option("--log", f->logs,
+                  "a model's tuning log(s): each task runs its best record (repeatable)");
+  cmd->add_flag("--no-check", f->no_check,
+                "a model: do not compare the outputs with the naive kernels'");
+  cmd->add_option("--write-io", f->write_io,
+                  "a model: write the inputs and outputs as PREFIX.in<i>.f32, PREFIX.out<i>.f32");
   cmd->add_option("--seed", f->options.seed, "seed of the random inputs")->capture_default_str();
   add_timing_options(cmd, f->options.timing, "timed repeats");
   cmd->add_flag("--flush-cache", f->options.timing.flush_cache,

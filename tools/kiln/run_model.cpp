@@ -1,0 +1,64 @@
+// kiln run MODEL: a whole network with its tasks' best records.
+#include "run_model.h"
+
+#include "common.h"
+
+#include "kiln/codegen/runtime.h"
+#include "kiln/codegen/target.h"
+#include "kiln/graph/network.h"
+#include "kiln/network/network_run.h"
+
+#include <fmt/format.h>
+
+namespace kiln::tool {
+
+int run_model(const RunModelFlags& f) {
+  kiln_rt_set_num_threads(f.threads);
+  auto net = graph::load_network(f.model);
+  if (!net)
+    return fail(net.error());
+  Target target = codegen::host_target();
+  std::vector<network::TaskSchedule> schedules = network::naive_schedules(*net);
+  if (!f.logs.empty()) {
+    auto logs = load_logs_verbose(f.logs);
+    if (!logs)
+      return fail(logs.error());
+    schedules = network::schedules_from_records(*net, logs->records, target);
+  }
+  fmt::print("model:    {} ({} nodes, {} groups, {} tasks)\ntarget:   {} {}, {} bits, {} "
+             "threads\n",
+             f.model, net->graph.nodes.size(), net->groups.size(), net->tasks.size(), target.triple,
+             target.cpu, target.vector_bits, kiln_rt_num_threads());
+  int from_log = 0;
+  fmt::print("{:>4}  {:<44} {:>6} {:>10}  {}\n", "task", "key", "weight", "record ms", "schedule");
+  for (std::size_t t = 0; t < net->tasks.size(); ++t) {
+    const network::TaskSchedule& s = schedules[t];
+    from_log += s.state.has_value();
+    fmt::print("{:>4}  {:<44} {:>6} {:>10}  {}\n", t, net->tasks[t].key, net->tasks[t].weight(),
+               s.record_ms < 0 ? std::string("-") : fmt::format("{:.4f}", s.record_ms), s.source);
+  }
+  if (from_log < static_cast<int>(net->tasks.size()))
+    fmt::print("{} of {} tasks have no record{} and run naive kernels\n",
+               net->tasks.size() - static_cast<std::size_t>(from_log), net->tasks.size(),
+               f.logs.empty() ? " (no --log)" : "");
+  auto report = network::run_network(*net, schedules, target, f.options);
+  if (!report)
+    return fail(report.error());
+  fmt::print("compile:  {:.0f} ms, prepack {:.1f} ms; activations {:.2f} MB ({:.2f} MB "
+             "unshared)\n",
+             report->compile_ms, report->prepack_ms, static_cast<double>(report->arena_bytes) / 1e6,
+             static_cast<double>(report->unshared_bytes) / 1e6);
+  if (report->checked)
+    fmt::print("check:    {} against the naive kernels (max abs error {:.3g}, max rel error "
+               "{:.3g})\n",
+               report->passed ? "passed" : "FAILED", report->max_abs_error, report->max_rel_error);
+  fmt::print("latency:  {:.3f} ms (median of {}; min {:.3f} ms)", report->median_ms,
+             report->times_ms.size(),
+             *std::min_element(report->times_ms.begin(), report->times_ms.end()));
+  if (report->estimate_ms >= 0)
+    fmt::print("; the tasks' records add up to {:.3f} ms", report->estimate_ms);
+  fmt::print("\n");
+  return report->passed ? 0 : 1;
+}
+
+} // namespace kiln::tool
