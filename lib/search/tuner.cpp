@@ -92,7 +92,7 @@ void Tuner::learn(const record::Record& r, const schedule::ProgramKey& program,
     f = model::program_features(*s);
   }
   if (!f.rows.empty())
-    training_.push_back({std::move(f), seconds, info_.workload_key});
+    training().push_back({std::move(f), seconds, info_.workload_key});
   if (r.config.steps.empty() && r.config.template_name.empty() && r.result.ok())
     naive_ = r;
   if (r.result.ok())
@@ -104,8 +104,8 @@ void Tuner::learn(const record::Record& r, const schedule::ProgramKey& program,
 }
 
 void Tuner::retrain() {
-  if (!training_.empty())
-    model_.train(model::label_samples(training_));
+  if (!training().empty())
+    model_.train(model::label_samples(training()));
 }
 
 /// How many of another CPU's best configs a resumed run measures first.
@@ -143,7 +143,7 @@ void Tuner::resume(const std::vector<record::Record>& records) {
     if (program && !ctx_.measured_programs.count(*program))
       seeds_.push_back(r->config);
   }
-  if (!training_.empty() && options_.mode == Mode::Online)
+  if (!training().empty() && options_.mode == Mode::Online)
     retrain();
 }
 
@@ -374,66 +374,79 @@ Expected<TuneResult> Tuner::run(const std::function<void(const RoundStats&)>& pr
   return Error("bad-option", "unknown mode");
 }
 
-Expected<TuneResult> Tuner::run_online(const std::function<void(const RoundStats&)>& progress) {
+std::optional<Error> Tuner::start() {
+  KILN_ASSERT(!online_, "start() once");
   auto strategy = make_strategy(options_.strategy, options_.strategy_options);
   if (!strategy)
     return strategy.error();
-  Stopwatch clock;
-  TuneResult result;
+  online_.emplace();
+  online_->strategy = std::move(*strategy);
+  TuneResult& result = online_->result;
   if (options_.measure_naive && !naive_ && options_.trials > 0 &&
       !ctx_.measured_programs.count(*record::Config{}.program()))
     measure_fixed(record::Config{}, result);
   measure_starts(result);
-  int stale_rounds = 0;
-  for (int round = 0; result.trials < options_.trials; ++round) {
-    if (out_of_time(clock.elapsed_ms() / 1e3)) {
-      result.stop_reason = "time budget spent";
-      break;
-    }
-    if (options_.early_stop > 0 && best_ && next_trial_ - last_improvement_ > options_.early_stop) {
-      result.stop_reason = fmt::format("no better config in {} trials", options_.early_stop);
-      break;
-    }
-    RoundStats st;
-    st.round = round;
-    Stopwatch stage;
-    std::int64_t before = ctx_.predictions;
-    int n =
-        static_cast<int>(std::min<std::int64_t>(options_.batch, options_.trials - result.trials));
-    std::vector<Point> points = (*strategy)->propose(ctx_, n);
-    st.sampled = static_cast<std::int64_t>(points.size());
-    st.predicted = ctx_.predictions - before;
-    if (points.empty()) {
-      result.stop_reason = "no unmeasured config left in the space";
-      break;
-    }
-    std::vector<double> scores;
-    if ((*strategy)->uses_model() && model_.trained())
-      scores = ctx_.predict(points);
-    st.sample_seconds = stage.lap_ms() / 1e3;
-    std::vector<record::Record> records = measure_points(points, result, scores);
-    st.measured = static_cast<std::int64_t>(records.size());
-    // Proposals that all turn out to be programs measured already (other
-    // points, same steps) spend no budget: stop before that loops forever.
-    stale_rounds = records.empty() ? stale_rounds + 1 : 0;
-    if (stale_rounds >= kMaxStaleRounds)
-      result.stop_reason = fmt::format("{} rounds in a row proposed only configs measured "
-                                       "already; the space looks exhausted",
-                                       kMaxStaleRounds);
-    for (const record::Record& r : records)
-      st.errors += r.result.ok() ? 0 : 1;
-    st.measure_seconds = stage.lap_ms() / 1e3;
-    st.model_accuracy = batch_accuracy(records);
-    if ((*strategy)->uses_model())
-      retrain();
-    st.update_seconds = stage.lap_ms() / 1e3;
-    st.best_gflops = gflops_of(best_);
-    st.trials = result.trials;
-    st.elapsed_seconds = clock.elapsed_ms() / 1e3;
-    finish_round(st, result, progress);
-    if (!result.stop_reason.empty())
-      break;
+  return std::nullopt;
+}
+
+bool Tuner::stalled() const {
+  return options_.early_stop > 0 && best_ && next_trial_ - last_improvement_ > options_.early_stop;
+}
+
+std::int64_t Tuner::trials() const {
+  return online_ ? online_->result.trials : 0;
+}
+
+const std::string& Tuner::stop_reason() const {
+  static const std::string none;
+  return online_ ? online_->result.stop_reason : none;
+}
+
+RoundStats Tuner::round(int n, const std::function<void(const RoundStats&)>& progress) {
+  KILN_ASSERT(online_, "start() before round()");
+  TuneResult& result = online_->result;
+  SearchStrategy& strategy = *online_->strategy;
+  RoundStats st;
+  st.round = online_->round++;
+  Stopwatch stage;
+  std::int64_t before = ctx_.predictions;
+  std::vector<Point> points = strategy.propose(ctx_, n);
+  st.sampled = static_cast<std::int64_t>(points.size());
+  st.predicted = ctx_.predictions - before;
+  if (points.empty()) {
+    result.stop_reason = "no unmeasured config left in the space";
+    return st;
   }
+  std::vector<double> scores;
+  if (strategy.uses_model() && model_.trained())
+    scores = ctx_.predict(points);
+  st.sample_seconds = stage.lap_ms() / 1e3;
+  std::vector<record::Record> records = measure_points(points, result, scores);
+  st.measured = static_cast<std::int64_t>(records.size());
+  // Proposals that all turn out to be programs measured already (other
+  // points, same steps) spend no budget: stop before that loops forever.
+  online_->stale_rounds = records.empty() ? online_->stale_rounds + 1 : 0;
+  if (online_->stale_rounds >= kMaxStaleRounds)
+    result.stop_reason = fmt::format("{} rounds in a row proposed only configs measured "
+                                     "already; the space looks exhausted",
+                                     kMaxStaleRounds);
+  for (const record::Record& r : records)
+    st.errors += r.result.ok() ? 0 : 1;
+  st.measure_seconds = stage.lap_ms() / 1e3;
+  st.model_accuracy = batch_accuracy(records);
+  if (strategy.uses_model())
+    retrain();
+  st.update_seconds = stage.lap_ms() / 1e3;
+  st.best_gflops = gflops_of(best_);
+  st.trials = result.trials;
+  st.elapsed_seconds = online_->clock.elapsed_ms() / 1e3;
+  finish_round(st, result, progress);
+  return st;
+}
+
+TuneResult Tuner::finish() {
+  KILN_ASSERT(online_, "start() before finish()");
+  TuneResult& result = online_->result;
   if (result.stop_reason.empty())
     result.stop_reason = "trial budget spent";
   confirm_best(result);
@@ -441,8 +454,31 @@ Expected<TuneResult> Tuner::run_online(const std::function<void(const RoundStats
   result.best = best_;
   result.naive = naive_;
   result.predictions = ctx_.predictions;
-  result.seconds = clock.elapsed_ms() / 1e3;
-  return result;
+  result.seconds = online_->clock.elapsed_ms() / 1e3;
+  TuneResult out = std::move(result);
+  online_.reset();
+  return out;
+}
+
+Expected<TuneResult> Tuner::run_online(const std::function<void(const RoundStats&)>& progress) {
+  if (auto e = start())
+    return *e;
+  TuneResult& result = online_->result;
+  while (result.trials < options_.trials) {
+    if (out_of_time(online_->clock.elapsed_ms() / 1e3)) {
+      result.stop_reason = "time budget spent";
+      break;
+    }
+    if (stalled()) {
+      result.stop_reason = fmt::format("no better config in {} trials", options_.early_stop);
+      break;
+    }
+    round(static_cast<int>(std::min<std::int64_t>(options_.batch, options_.trials - result.trials)),
+          progress);
+    if (!result.stop_reason.empty())
+      break;
+  }
+  return finish();
 }
 
 /// Scores the configs the strategy proposes over several rounds, without

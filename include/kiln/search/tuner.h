@@ -14,6 +14,7 @@
 #include "kiln/record/tuning_log.h"
 #include "kiln/search/search_space.h"
 #include "kiln/search/strategy.h"
+#include "kiln/support/stopwatch.h"
 #include "kiln/support/target.h"
 
 #include <functional>
@@ -106,6 +107,28 @@ public:
   /// Runs until the budget is spent; `progress` is called after each round.
   Expected<TuneResult> run(const std::function<void(const RoundStats&)>& progress = nullptr);
 
+  // Online tuning a round at a time, for a caller that shares one budget
+  // among several tasks (the network tuner), in place of run():
+  /// Measures the naive schedule and the start configs.
+  std::optional<Error> start();
+  /// Proposes, measures and learns from one batch of at most `n` configs.
+  /// A space with nothing left to propose sets stop_reason().
+  RoundStats round(int n, const std::function<void(const RoundStats&)>& progress = nullptr);
+  /// Times the best configs again (confirm_top) and returns the result.
+  TuneResult finish();
+  /// Trials measured since start(), and why the task cannot go on (empty
+  /// while it can).
+  std::int64_t trials() const;
+  const std::string& stop_reason() const;
+  /// No better config in the last early_stop trials.
+  bool stalled() const;
+  /// The best valid record so far (this run's or a resumed log's).
+  const std::optional<record::Record>& best() const { return best_; }
+  /// Learn into and train on `pool` instead of this task's records alone:
+  /// one cost model over the records of several tasks (labelled within
+  /// each task). Set before resume() and start().
+  void share_training(std::vector<model::Measured>* pool) { shared_training_ = pool; }
+
 private:
   /// A point the strategy proposed, on its way to a record.
   struct Candidate {
@@ -143,9 +166,22 @@ private:
   model::CostModel& model_;
   TuneOptions options_;
   std::mt19937_64 rng_;
-  SearchContext ctx_;                     ///< its measured_programs: every program measured
+  SearchContext ctx_; ///< its measured_programs: every program measured
+  std::vector<model::Measured>& training() {
+    return shared_training_ ? *shared_training_ : training_;
+  }
   std::vector<model::Measured> training_; ///< features, seconds (0: error)
-  std::vector<record::Record> valid_;     ///< every valid record of the task, repeats included
+  std::vector<model::Measured>* shared_training_ = nullptr;
+  /// An online run in progress (start() to finish()).
+  struct OnlineRun {
+    std::unique_ptr<SearchStrategy> strategy;
+    Stopwatch clock;
+    TuneResult result;
+    int stale_rounds = 0;
+    int round = 0;
+  };
+  std::optional<OnlineRun> online_;
+  std::vector<record::Record> valid_; ///< every valid record of the task, repeats included
   std::optional<record::Record> best_;
   std::optional<record::Record> naive_;
   std::vector<record::Config> seeds_; ///< other CPUs' best configs, measured first
