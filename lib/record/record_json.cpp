@@ -251,6 +251,40 @@ std::optional<RoundRecord> parse_round(std::string_view line) {
   }
 }
 
+std::string to_json_line(const NetworkRecord& n) {
+  json tasks = json::array();
+  for (const NetworkRecord::Task& t : n.tasks)
+    tasks.push_back({{"key", t.key}, {"name", t.name}, {"weight", t.weight}, {"flops", t.flops}});
+  json j = {{"v", kRecordVersion}, {"type", "network"},        {"run", n.run},
+            {"model", n.model},    {"scheduler", n.scheduler}, {"tasks", std::move(tasks)}};
+  return j.dump();
+}
+
+std::optional<NetworkRecord> parse_network(std::string_view line) {
+  json j = json::parse(line, nullptr, false);
+  if (j.is_discarded() || !json_string_equals(j, "type", "network"))
+    return std::nullopt;
+  try {
+    NetworkRecord n;
+    n.run = j.at("run").get<std::string>();
+    n.model = j.at("model").get<std::string>();
+    n.scheduler = j.at("scheduler").get<std::string>();
+    for (const json& t : j.at("tasks")) {
+      NetworkRecord::Task task;
+      task.key = t.at("key").get<std::string>();
+      task.name = t.at("name").get<std::string>();
+      task.weight = json_number<double>(t.at("weight"), "weight");
+      task.flops = json_number<double>(t.at("flops"), "flops");
+      if (!(task.weight > 0))
+        return std::nullopt;
+      n.tasks.push_back(std::move(task));
+    }
+    return n;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
 Expected<Record> parse_record(std::string_view line) {
   json j = json::parse(line, nullptr, false);
   if (j.is_discarded())

@@ -40,6 +40,12 @@ Expected<LoadedLog> load_log(const std::string& path) {
         continue;
       }
     }
+    if (line.find("\"type\":\"network\"") != std::string::npos) {
+      if (auto network = parse_network(line)) {
+        log.networks.push_back(std::move(*network));
+        continue;
+      }
+    }
     auto record = parse_record(line);
     if (!record) {
       log.warnings.push_back(
@@ -62,6 +68,8 @@ Expected<LoadedLog> load_logs(const std::vector<std::string>& paths) {
       all.records.push_back(std::move(r));
     for (RoundRecord& r : log->rounds)
       all.rounds.push_back(std::move(r));
+    for (NetworkRecord& n : log->networks)
+      all.networks.push_back(std::move(n));
     for (std::string& w : log->warnings)
       all.warnings.push_back(std::move(w));
   }
@@ -132,6 +140,10 @@ LogWriter::~LogWriter() {
 
 std::optional<Error> LogWriter::append(const RoundRecord& round) {
   return write(to_json_line(round) + "\n");
+}
+
+std::optional<Error> LogWriter::append(const NetworkRecord& network) {
+  return write(to_json_line(network) + "\n");
 }
 
 std::optional<Error> LogWriter::append(const std::vector<Record>& records) {

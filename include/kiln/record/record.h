@@ -115,6 +115,22 @@ struct RoundRecord {
   std::int64_t trials = 0;    ///< trials so far
 };
 
+/// The task table of a network tuning run (`"type": "network"`), written
+/// when `kiln tune MODEL` starts: it lets a report weigh each task's best
+/// into the network's estimated latency.
+struct NetworkRecord {
+  struct Task {
+    std::string key;   ///< workload key of the task's records
+    std::string name;  ///< the fused ops, e.g. "conv2d_bias_relu"
+    double weight = 1; ///< times the network runs it
+    double flops = 0;
+  };
+  std::string run;   ///< the run label its tasks' records carry
+  std::string model; ///< the model file tuned
+  std::string scheduler;
+  std::vector<Task> tasks;
+};
+
 } // namespace kiln::record
 
 #endif // KILN_RECORD_RECORD_H

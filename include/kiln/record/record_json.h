@@ -22,6 +22,9 @@ Expected<Record> parse_record(std::string_view line);
 std::string to_json_line(const RoundRecord& round);
 /// Parses a round line; nullopt when the line is not one.
 std::optional<RoundRecord> parse_round(std::string_view line);
+std::string to_json_line(const NetworkRecord& network);
+/// Parses a network line; nullopt when the line is not one.
+std::optional<NetworkRecord> parse_network(std::string_view line);
 
 } // namespace kiln::record
 

@@ -19,8 +19,9 @@ namespace kiln::record {
 
 struct LoadedLog {
   std::vector<Record> records;
-  std::vector<RoundRecord> rounds;   ///< lines of type "round"
-  std::vector<std::string> warnings; ///< "log.jsonl:17: skipped: …"
+  std::vector<RoundRecord> rounds;     ///< lines of type "round"
+  std::vector<NetworkRecord> networks; ///< lines of type "network"
+  std::vector<std::string> warnings;   ///< "log.jsonl:17: skipped: …"
   std::int64_t lines = 0;
 };
 
@@ -43,6 +44,7 @@ public:
   /// interleave.
   std::optional<Error> append(const std::vector<Record>& records);
   std::optional<Error> append(const RoundRecord& round);
+  std::optional<Error> append(const NetworkRecord& network);
   const std::string& path() const { return path_; }
 
 private:

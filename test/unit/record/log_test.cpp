@@ -329,3 +329,37 @@ TEST_CASE("numbers a field cannot hold make a line bad, not a wrapped value", "[
   line["type"] = 7; // no round line, and no exception from reading its type
   CHECK_FALSE(parse_round(line.dump()).has_value());
 }
+
+TEST_CASE("a network line reads back from a log, and a damaged one is skipped", "[record][log]") {
+  const std::string path = temp_path("network_line.jsonl");
+  std::filesystem::remove(path);
+  NetworkRecord n;
+  n.run = "network/gradient/evolutionary/seed=1";
+  n.model = "resnet18.onnx";
+  n.scheduler = "gradient";
+  n.tasks = {{"conv2d-0123456789abcdef", "conv2d_bias_relu", 2, 1.5e8}};
+  ir::ComputeDAG dag = test::matmul_dag(8, 8, 8);
+  {
+    auto writer = LogWriter::open(path);
+    REQUIRE(writer.ok());
+    REQUIRE_FALSE((*writer)->append(n).has_value());
+    REQUIRE_FALSE((*writer)->append({make_record(dag, 0.001, 0)}).has_value());
+  }
+  {
+    nlohmann::json bad = nlohmann::json::parse(to_json_line(n));
+    bad["tasks"][0]["weight"] = -1;
+    std::ofstream out(path, std::ios::app);
+    out << bad.dump() << "\n";
+  }
+  auto log = load_log(path);
+  REQUIRE(log.ok());
+  REQUIRE(log->networks.size() == 1);
+  CHECK(log->networks[0].model == "resnet18.onnx");
+  REQUIRE(log->networks[0].tasks.size() == 1);
+  CHECK(log->networks[0].tasks[0].weight == 2);
+  CHECK(log->networks[0].tasks[0].name == "conv2d_bias_relu");
+  CHECK(log->records.size() == 1);
+  REQUIRE(log->warnings.size() == 1);
+  CHECK_THAT(log->warnings[0], Catch::Contains(":3: skipped"));
+  std::filesystem::remove(path);
+}
