@@ -205,4 +205,33 @@ std::string task_table(const graph::Network& net, const std::string& model) {
   return out;
 }
 
+std::string network_tune_table(const graph::Network& net, const network::NetworkTuneResult& r) {
+  std::string out = fmt::format("stopped: {}; {} trials in {:.1f} s, log {}\n", r.stop_reason,
+                                r.trials, r.seconds, r.log);
+  out += fmt::format("{:>4}  {:<44} {:>6} {:>6} {:>11} {:>7} {:>9}  {}\n", "task", "key", "weight",
+                     "trials", "best ms", "share", "vs naive", "stopped");
+  for (std::size_t t = 0; t < net.tasks.size(); ++t) {
+    const network::TaskOutcome& o = r.tasks[t];
+    const double best = o.best ? o.best->result.median() * 1e3 : -1;
+    const double weighted = best * net.tasks[t].weight();
+    const std::string speedup =
+        o.best && o.naive && o.naive->result.ok()
+            ? fmt::format("{:.1f}x", o.naive->result.median() / o.best->result.median())
+            : std::string("-");
+    const std::string share = best < 0 || r.estimate_ms <= 0
+                                  ? std::string("-")
+                                  : fmt::format("{:.1f}%", 100.0 * weighted / r.estimate_ms);
+    out += fmt::format("{:>4}  {:<44} {:>6} {:>6} {:>11} {:>7} {:>9}  {}\n", t, net.tasks[t].key,
+                       net.tasks[t].weight(), o.trials,
+                       best < 0 ? std::string("-") : fmt::format("{:.4f}", best), share, speedup,
+                       o.stop_reason);
+  }
+  out += r.estimate_ms < 0
+             ? std::string("network estimate: none (a task has no measured program yet; give "
+                           "every task at least one round)\n")
+             : fmt::format("network estimate: {:.3f} ms (sum of weight x best latency)\n",
+                           r.estimate_ms);
+  return out;
+}
+
 } // namespace kiln::tool

@@ -6,6 +6,7 @@
 #include "kiln/graph/network.h"
 #include "kiln/measure/run.h"
 #include "kiln/model/evaluation.h"
+#include "kiln/network/network_tuner.h"
 #include "kiln/record/record.h"
 #include "kiln/record/tuning_curve.h"
 #include "kiln/search/tuner.h"
@@ -45,6 +46,10 @@ std::string describe_evaluation(const model::Evaluation& evaluation);
 /// The task table of a model: key, weight, FLOPs, the fused ops, the output
 /// shape; then the totals.
 std::string task_table(const graph::Network& net, const std::string& model);
+
+/// The end of `kiln tune MODEL`: per task its weight, trials, best latency,
+/// share of the network's time and speedup over naive; the estimate.
+std::string network_tune_table(const graph::Network& net, const network::NetworkTuneResult& r);
 
 } // namespace kiln::tool
 

@@ -3,6 +3,7 @@
 #include "common.h"
 #include "output.h"
 #include "tune_flags.h"
+#include "tune_model.h"
 
 #include "kiln/codegen/target.h"
 #include "kiln/search/session.h"
@@ -16,7 +17,9 @@
 
 namespace kiln::tool {
 
-static int run(CLI::App* cmd, TuneFlags& f, const ToolContext& ctx) {
+static int run(CLI::App* cmd, TuneFlags& f, const std::string& scheduler, const ToolContext& ctx) {
+  if (f.op.file.size() > 5 && f.op.file.compare(f.op.file.size() - 5, 5, ".onnx") == 0)
+    return tune_model(cmd, f, scheduler, ctx);
   auto options = session_options(cmd, f, ctx);
   if (!options)
     return fail(options.error());
@@ -61,14 +64,20 @@ static int run(CLI::App* cmd, TuneFlags& f, const ToolContext& ctx) {
 
 Command add_tune_command(CLI::App& app, const ToolContext& ctx) {
   auto f = std::make_shared<TuneFlags>();
-  CLI::App* cmd = app.add_subcommand("tune", "find the fastest correct kernel for an operator");
+  auto scheduler = std::make_shared<std::string>("gradient");
+  CLI::App* cmd = app.add_subcommand(
+      "tune", "find the fastest correct kernel for an operator, or for every task of a model "
+              "(.onnx)");
   add_op_options(cmd, f->op,
                  "a schedule file to start from (a backend's own, a hand-written one): measured "
                  "first, in the race for the best (docs/tuning.md)");
   add_tune_flags(cmd, *f);
   cmd->add_option("--log", f->log, "tuning log (default: OPNAME.jsonl)");
   cmd->add_flag("--resume", f->resume, "continue from the log's records of this task");
-  return {cmd, [cmd, f, &ctx] { return run(cmd, *f, ctx); }};
+  cmd->add_option("--task-scheduler", *scheduler,
+                  "a model: how rounds are shared among its tasks, gradient or round-robin")
+      ->capture_default_str();
+  return {cmd, [cmd, f, scheduler, &ctx] { return run(cmd, *f, *scheduler, ctx); }};
 }
 
 } // namespace kiln::tool
