@@ -24,6 +24,8 @@ std::string render_report(const record::LoadedLog& log, const ReportOptions& opt
       best_configs_section(view, options), machine_section(log),
       command_section(log, options),
   };
+  if (!log.networks.empty())
+    sections.insert(sections.begin(), network_section(log, options));
   return page(options.title, summary(view, log, options), sections);
 }
 

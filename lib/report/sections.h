@@ -18,6 +18,8 @@ namespace kiln::report {
 std::string summary(const LogView& view, const record::LoadedLog& log,
                     const ReportOptions& options);
 
+/// Logs of `kiln tune MODEL`: the network's estimate and its tasks.
+Section network_section(const record::LoadedLog& log, const ReportOptions& options);
 Section tuning_curve_section(const LogView& view, const ReportOptions& options);
 Section pipeline_section(const LogView& view, const ReportOptions& options);
 Section cost_model_section(const LogView& view, const ReportOptions& options);

@@ -217,6 +217,49 @@ TEST_CASE("the report of a known log has every section and its numbers", "[repor
   REQUIRE(section(html, "command").find("--log &lt;tmp&gt;/log.jsonl") != std::string::npos);
 }
 
+TEST_CASE("the network view weighs each task's best into the network estimate", "[report]") {
+  TaskInfo a = task_info(64), b = task_info(32);
+  LoadedLog log;
+  const std::string gradient = "network/gradient/evolutionary/seed=1";
+  const std::string rr = "network/round-robin/evolutionary/seed=1";
+  for (const std::string& run : {gradient, rr}) {
+    NetworkRecord n;
+    n.run = run;
+    n.model = "m.onnx";
+    n.scheduler = run == gradient ? "gradient" : "round-robin";
+    n.tasks = {{a.workload_key, "matmul", 2, 1e9}, {b.workload_key, "matmul", 1, 1e9}};
+    log.networks.push_back(n);
+  }
+  // Gradient: naive A (0.1 s, twice a run) and B (0.05 s), then A at 0.01 s
+  // and B at 0.005 s: 250 ms, 70 ms, 25 ms. Round-robin ends at 90 ms.
+  log.records.push_back(make_record(a, gradient, 0, 0.1));
+  log.records.push_back(make_record(b, gradient, 0, 0.05));
+  log.records.push_back(make_record(a, gradient, 1, 0.01, {0, 4, 8, 1, 16}));
+  log.records.push_back(make_record(a, gradient, 2, 0.02, {0, 8, 8, 1, 16}));
+  log.records.push_back(make_record(b, gradient, 1, 0.005, {0, 2, 8, 1, 16}));
+  log.records.push_back(make_record(a, rr, 0, 0.1));
+  log.records.push_back(make_record(b, rr, 0, 0.05));
+  log.records.push_back(make_record(a, rr, 1, 0.02, {0, 4, 8, 1, 16}));
+  std::string html = report::render_report(log);
+  require_page(html);
+  std::string net = section(html, "network");
+  REQUIRE(net.find("<td>m.onnx</td>") != std::string::npos);
+  REQUIRE(net.find(">25<") != std::string::npos);
+  REQUIRE(net.find(">90<") != std::string::npos);
+  // A is 2 × 10 ms of the gradient run's 25 ms, 10× faster than naive.
+  REQUIRE(net.find("80.0%") != std::string::npos);
+  REQUIRE(net.find("10×") != std::string::npos);
+  std::string curve = chart(html, "network-trials");
+  REQUIRE(count(curve, "class=\"ln\"") == 2);
+  REQUIRE(curve.find(gradient) != std::string::npos);
+  REQUIRE(curve.find(rr) != std::string::npos);
+  REQUIRE(count(chart(html, "network-trials-per-task"), "<rect x=") >= 4);
+  REQUIRE(count(chart(html, "network-share"), "<rect x=") >= 4);
+  // A log without network lines has no network section.
+  log.networks.clear();
+  REQUIRE(report::render_report(log).find("<section id=\"network\"") == std::string::npos);
+}
+
 TEST_CASE("the report renders an empty log", "[report]") {
   std::string html = report::render_report(LoadedLog{});
   require_page(html);
