@@ -111,6 +111,10 @@ void Importer::add_graph_input(const onnx::ValueInfoProto& input) {
                              name, d.has_dim_param() ? fmt::format(" '{}'", d.dim_param()) : ""));
     shape.push_back(d.dim_value());
   }
+  if (checked_elements(shape) < 0)
+    fail_model("onnx-bad-model", fmt::format("graph input '{}' has shape {}, with more than 2^42 "
+                                             "elements",
+                                             name, shape_text(shape)));
   int id = graph_.add_tensor(TensorInfo{name, std::move(shape), nullptr});
   tensors_[name] = id;
   graph_.inputs.push_back(id);

@@ -14,6 +14,17 @@
 
 namespace kiln::graph {
 
+/// The most elements a tensor of a model may have (16 TiB of f32): far
+/// beyond any model kiln can run, and small enough that no arithmetic on
+/// shapes and window sizes within it overflows 64 bits.
+inline constexpr std::int64_t kMaxTensorElements = std::int64_t{1} << 42;
+/// The largest kernel size, stride, dilation or pad of a window.
+inline constexpr std::int64_t kMaxWindowValue = std::int64_t{1} << 20;
+
+/// The element count of `shape`, or -1 when a dimension is not positive
+/// or the count passes kMaxTensorElements (no overflow on the way).
+std::int64_t checked_elements(const std::vector<std::int64_t>& shape);
+
 class Importer {
 public:
   Importer(std::string source, std::int64_t opset) : source_(std::move(source)), opset_(opset) {}

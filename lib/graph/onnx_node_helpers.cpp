@@ -9,6 +9,16 @@
 
 namespace kiln::graph {
 
+std::int64_t checked_elements(const std::vector<std::int64_t>& shape) {
+  std::int64_t n = 1;
+  for (std::int64_t d : shape) {
+    if (d <= 0 || n > kMaxTensorElements / d)
+      return -1;
+    n *= d;
+  }
+  return n;
+}
+
 static std::string shape_text(const std::vector<std::int64_t>& shape) {
   return fmt::format("[{}]", fmt::join(shape, ", "));
 }
@@ -157,9 +167,10 @@ std::int64_t Importer::normalize_axis(std::int64_t axis, std::size_t rank,
 void Importer::emit(const onnx::NodeProto& node, OpKind kind, std::vector<int> inputs,
                     std::vector<std::int64_t> shape, NodeAttributes attrs) {
   expect_one_output(node);
-  for (std::int64_t d : shape)
-    if (d <= 0)
-      fail("onnx-bad-model", fmt::format("its output would have shape {}", shape_text(shape)));
+  if (checked_elements(shape) < 0)
+    fail("onnx-bad-model", fmt::format("its output would have shape {}, which is empty or has "
+                                       "more than 2^42 elements",
+                                       shape_text(shape)));
   int out = graph_.add_tensor(TensorInfo{node.output(0), std::move(shape), nullptr});
   tensors_[node.output(0)] = out;
   Node n;

@@ -97,6 +97,10 @@ std::vector<std::int64_t> Importer::window(const onnx::NodeProto& node, NodeAttr
   if (kernel.size() != spatial)
     fail("onnx-bad-model", fmt::format("kernel_shape has {} values for {} spatial dimensions",
                                        kernel.size(), spatial));
+  for (std::int64_t k : kernel)
+    if (k < 1 || k > kMaxWindowValue)
+      fail("onnx-bad-model",
+           fmt::format("kernel_shape {} has a value out of range (1 to 2^20)", shape_text(kernel)));
   auto per_dim = [&](const std::string& name, std::size_t count) {
     std::vector<std::int64_t> v = ints_attr(node, name);
     if (v.empty())
@@ -104,8 +108,9 @@ std::vector<std::int64_t> Importer::window(const onnx::NodeProto& node, NodeAttr
     if (v.size() != count)
       fail("onnx-bad-model", fmt::format("{} has {} values; it needs {}", name, v.size(), count));
     for (std::int64_t x : v)
-      if (x < 0 || (x == 0 && name != "pads"))
-        fail("onnx-bad-model", fmt::format("{} {} has a value out of range", name, shape_text(v)));
+      if (x < 0 || (x == 0 && name != "pads") || x > kMaxWindowValue)
+        fail("onnx-bad-model", fmt::format("{} {} has a value out of range ({} to 2^20)", name,
+                                           shape_text(v), name == "pads" ? 0 : 1));
     return v;
   };
   attrs.kernel_shape = kernel;
@@ -460,6 +465,9 @@ void Importer::convert_reshape(const onnx::NodeProto& node, bool flatten) {
       }
       if (out[i] <= 0)
         fail("onnx-bad-model", fmt::format("shape entry {} is {}", i, out[i]));
+      if (known > kMaxTensorElements / out[i])
+        fail("onnx-bad-model",
+             fmt::format("cannot reshape {} to {}", shape_text(xs), shape_text(out)));
       known *= out[i];
     }
     const std::int64_t total = graph_.tensor(x).num_elements();
@@ -470,8 +478,7 @@ void Importer::convert_reshape(const onnx::NodeProto& node, bool flatten) {
       out[static_cast<std::size_t>(inferred)] = total / known;
     }
   }
-  if (std::accumulate(out.begin(), out.end(), std::int64_t{1}, std::multiplies<>()) !=
-      graph_.tensor(x).num_elements())
+  if (checked_elements(out) != graph_.tensor(x).num_elements())
     fail("onnx-bad-model", fmt::format("cannot reshape {} to {}",
                                        shape_text(graph_.tensor(x).shape), shape_text(out)));
   if (graph_.tensor(x).is_constant()) {
