@@ -55,30 +55,30 @@ void Importer::add_constant_tensor(const onnx::TensorProto& t, const std::string
   };
   switch (t.data_type()) {
   case onnx::TensorProto_DataType_FLOAT: {
+    // The count is checked before anything is allocated: the shape alone
+    // may claim far more than the file holds.
+    if (!raw.empty() ? raw.size() != static_cast<std::size_t>(n) * sizeof(float)
+                     : static_cast<std::int64_t>(t.float_data_size()) != n)
+      count_error(!raw.empty() ? raw.size() / sizeof(float)
+                               : static_cast<std::size_t>(t.float_data_size()));
     std::vector<float> data(static_cast<std::size_t>(n));
-    if (!raw.empty()) {
-      if (raw.size() != data.size() * sizeof(float))
-        count_error(raw.size() / sizeof(float));
+    if (!raw.empty())
       std::memcpy(data.data(), raw.data(), raw.size());
-    } else {
-      if (static_cast<std::int64_t>(t.float_data_size()) != n)
-        count_error(static_cast<std::size_t>(t.float_data_size()));
+    else
       std::copy(t.float_data().begin(), t.float_data().end(), data.begin());
-    }
     tensors_[name] = graph_.add_constant(name, std::move(shape), std::move(data));
     return;
   }
   case onnx::TensorProto_DataType_INT64: {
+    if (!raw.empty() ? raw.size() != static_cast<std::size_t>(n) * sizeof(std::int64_t)
+                     : static_cast<std::int64_t>(t.int64_data_size()) != n)
+      count_error(!raw.empty() ? raw.size() / sizeof(std::int64_t)
+                               : static_cast<std::size_t>(t.int64_data_size()));
     std::vector<std::int64_t> data(static_cast<std::size_t>(n));
-    if (!raw.empty()) {
-      if (raw.size() != data.size() * sizeof(std::int64_t))
-        count_error(raw.size() / sizeof(std::int64_t));
+    if (!raw.empty())
       std::memcpy(data.data(), raw.data(), raw.size());
-    } else {
-      if (static_cast<std::int64_t>(t.int64_data_size()) != n)
-        count_error(static_cast<std::size_t>(t.int64_data_size()));
+    else
       std::copy(t.int64_data().begin(), t.int64_data().end(), data.begin());
-    }
     int64_constants_[name] = std::move(data);
     return;
   }
