@@ -185,6 +185,7 @@ void Importer::convert_conv(const onnx::NodeProto& node) {
 void Importer::convert_batch_norm(const onnx::NodeProto& node) {
   allow_attributes(node, {"epsilon", "momentum", "training_mode", "spatial"});
   expect_inputs(node, 5, 5);
+  expect_one_output(node); // its name names the folded constants
   if (int_attr(node, "training_mode", 0) != 0)
     fail("onnx-unsupported", "training_mode 1 is not supported; kiln runs inference");
   if (int_attr(node, "spatial", 1) != 1)
