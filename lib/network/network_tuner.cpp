@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <filesystem>
 
 namespace kiln::network {
@@ -28,9 +29,15 @@ double seconds_of(const std::optional<record::Record>& r) {
   return r && r->result.ok() ? r->result.median() : no_latency;
 }
 
-/// Tasks with one fused op name are the same computation on other shapes.
+/// Tasks with one fused op name and FLOPs within a factor of the golden
+/// ratio are similar (Ansor's similarity tag): the speed per FLOP one of
+/// them reached is a fair goal for the others, while a 1x1 conv of a
+/// fraction of the work never runs at a large 3x3 conv's speed and would
+/// keep the scheduler's gradient for it large whatever it gains.
 std::string tag_of(const graph::Task& task) {
-  return task.dag.name();
+  const double flops = static_cast<double>(task.dag.flop_count());
+  return fmt::format("{}_{}", task.dag.name(),
+                     static_cast<int>(std::log(flops + 1) / std::log(1.618)));
 }
 
 /// The label of every record of the run: the scheduler's name tells the
@@ -84,7 +91,7 @@ Expected<NetworkTuneResult> tune_network(const graph::Network& net, const std::s
       return loaded.error();
     model = std::move(*loaded);
   }
-  std::vector<model::Measured> training;
+  search::TrainingPool training;
   std::vector<TaskProgress> progress_of(net.tasks.size());
   for (std::size_t t = 0; t < net.tasks.size(); ++t) {
     const graph::Task& task = net.tasks[t];
@@ -96,6 +103,7 @@ Expected<NetworkTuneResult> tune_network(const graph::Network& net, const std::s
     tasks[t].space = std::move(*space);
     search::TuneOptions to = so.tune;
     to.time_budget_seconds = 0; // the network's budget is checked here
+    to.retrain_growth = options.retrain_growth;
     to.run = run_label(options);
     tasks[t].tuner = std::make_unique<search::Tuner>(
         search::TaskSetup{fmt::format("{}#{}", model_path, task.key), target, &**writer},

@@ -36,7 +36,7 @@ struct TaskSchedulerOptions {
 struct TaskProgress {
   double weight = 1; ///< times the network runs it
   double flops = 0;  ///< of one run
-  std::string tag;   ///< tasks with one tag are similar (the same op on other shapes)
+  std::string tag;   ///< tasks with one tag are similar (the same ops, FLOPs of one size)
   int rounds = 0;    ///< rounds it has been given
   /// Its best latency in seconds after each of its rounds; a round without
   /// a valid program adds `no_latency`.
