@@ -104,8 +104,17 @@ void Tuner::learn(const record::Record& r, const schedule::ProgramKey& program,
 }
 
 void Tuner::retrain() {
-  if (!training().empty())
-    model_.train(model::label_samples(training()));
+  TrainingPool& p = pool();
+  if (p.samples.empty())
+    return;
+  model_.train(model::label_samples(p.samples));
+  p.trained_on = p.samples.size();
+}
+
+bool Tuner::retrain_due() {
+  const TrainingPool& p = pool();
+  return p.trained_on == 0 || static_cast<double>(p.samples.size()) >=
+                                  static_cast<double>(p.trained_on) * (1 + options_.retrain_growth);
 }
 
 /// How many of another CPU's best configs a resumed run measures first.
@@ -143,7 +152,7 @@ void Tuner::resume(const std::vector<record::Record>& records) {
     if (program && !ctx_.measured_programs.count(*program))
       seeds_.push_back(r->config);
   }
-  if (!training().empty() && options_.mode == Mode::Online)
+  if (!training().empty() && options_.mode == Mode::Online && retrain_due())
     retrain();
 }
 
@@ -434,7 +443,7 @@ RoundStats Tuner::round(int n, const std::function<void(const RoundStats&)>& pro
     st.errors += r.result.ok() ? 0 : 1;
   st.measure_seconds = stage.lap_ms() / 1e3;
   st.model_accuracy = batch_accuracy(records);
-  if (strategy.uses_model())
+  if (strategy.uses_model() && retrain_due())
     retrain();
   st.update_seconds = stage.lap_ms() / 1e3;
   st.best_gflops = gflops_of(best_);

@@ -53,7 +53,19 @@ struct TuneOptions {
   /// measurements, outside the trial budget.
   int confirm_top = 4;
   int confirm_timings = 4;
+  /// Online: retrain the cost model once its training set has grown by this
+  /// fraction since it last trained (0: after every round). Training from
+  /// scratch costs time in proportion to the set, and a round adds little
+  /// to a large set: a network's tuners, sharing one set, use 0.1.
+  double retrain_growth = 0;
   std::string run; ///< label in records; default "<mode>/<strategy>/seed=<seed>"
+};
+
+/// What the cost model learns from: features and seconds (0: an error) of
+/// every measured program, and how many of them it last trained on.
+struct TrainingPool {
+  std::vector<model::Measured> samples;
+  std::size_t trained_on = 0;
 };
 
 /// What one round did (also a line of the log).
@@ -127,7 +139,7 @@ public:
   /// Learn into and train on `pool` instead of this task's records alone:
   /// one cost model over the records of several tasks (labelled within
   /// each task). Set before resume() and start().
-  void share_training(std::vector<model::Measured>* pool) { shared_training_ = pool; }
+  void share_training(TrainingPool* pool) { shared_training_ = pool; }
 
 private:
   /// A point the strategy proposed, on its way to a record.
@@ -153,6 +165,9 @@ private:
   void measure_starts(TuneResult& result);
   void judge_starts(TuneResult& result) const;
   void retrain();
+  /// Whether the training set grew enough since the model last trained
+  /// (TuneOptions::retrain_growth).
+  bool retrain_due();
   bool out_of_time(double spent) const;
   void confirm_best(TuneResult& result);
   Expected<TuneResult> run_online(const std::function<void(const RoundStats&)>& progress);
@@ -167,11 +182,10 @@ private:
   TuneOptions options_;
   std::mt19937_64 rng_;
   SearchContext ctx_; ///< its measured_programs: every program measured
-  std::vector<model::Measured>& training() {
-    return shared_training_ ? *shared_training_ : training_;
-  }
-  std::vector<model::Measured> training_; ///< features, seconds (0: error)
-  std::vector<model::Measured>* shared_training_ = nullptr;
+  TrainingPool& pool() { return shared_training_ ? *shared_training_ : training_; }
+  std::vector<model::Measured>& training() { return pool().samples; }
+  TrainingPool training_;
+  TrainingPool* shared_training_ = nullptr;
   /// An online run in progress (start() to finish()).
   struct OnlineRun {
     std::unique_ptr<SearchStrategy> strategy;

@@ -647,3 +647,42 @@ TEST_CASE("a start schedule whose steps do not apply is an invalid-schedule tria
   CHECK(r->trials == 8);                 // the failed start spent one trial of the budget
   CHECK(f.measurer.stats().trials == 7); // and was never built
 }
+
+namespace {
+
+/// Scores at random and counts how often, and on how many samples, it was
+/// trained.
+class CountingModel : public model::RandomModel {
+public:
+  CountingModel() : RandomModel(7) {}
+  void train(const std::vector<model::Sample>& samples) override {
+    trained_on.push_back(samples.size());
+  }
+  bool trained() const override { return !trained_on.empty(); }
+  std::vector<std::size_t> trained_on;
+};
+
+} // namespace
+
+TEST_CASE("the model retrains every round, or once its training set has grown by a fraction",
+          "[search][tuner]") {
+  Fixture f;
+  CountingModel every;
+  f.tune("evolutionary", every, 64);
+  // A round of 8 after the naive trial: every round retrains.
+  CHECK(every.trained_on.size() >= 64 / 8);
+
+  CountingModel sparse;
+  TuneOptions o;
+  o.trials = 64;
+  o.batch = 8;
+  o.strategy_options.population = 128;
+  o.strategy_options.generations = 2;
+  o.retrain_growth = 0.5;
+  Tuner t(f.task, f.space, f.measurer, sparse, o);
+  REQUIRE(t.run().ok());
+  REQUIRE(sparse.trained_on.size() >= 2);
+  CHECK(sparse.trained_on.size() < every.trained_on.size());
+  for (std::size_t i = 1; i < sparse.trained_on.size(); ++i)
+    CHECK(static_cast<double>(sparse.trained_on[i]) >= 1.5 * sparse.trained_on[i - 1]);
+}
