@@ -53,6 +53,8 @@ Expected<NetworkTuneResult> tune_network(const graph::Network& net, const std::s
                                          const Target& target, const NetworkTuneOptions& options,
                                          const std::function<void(const NetworkRound&)>& progress) {
   const search::SessionOptions& so = options.session;
+  if (auto e = search::check_options(so))
+    return *e;
   if (so.tune.mode != search::Mode::Online)
     return Error("bad-option", "a model is tuned online; --mode offline and hybrid tune one op "
                                "(give a task's op file from kiln tasks --write-ops)");
@@ -103,7 +105,6 @@ Expected<NetworkTuneResult> tune_network(const graph::Network& net, const std::s
     tasks[t].space = std::move(*space);
     search::TuneOptions to = so.tune;
     to.time_budget_seconds = 0; // the network's budget is checked here
-    to.retrain_growth = options.retrain_growth;
     to.run = run_label(options);
     tasks[t].tuner = std::make_unique<search::Tuner>(
         search::TaskSetup{fmt::format("{}#{}", model_path, task.key), target, &**writer},

@@ -43,6 +43,9 @@ std::optional<Error> check_options(const SessionOptions& options) {
   if (t.confirm_top < 0 || t.confirm_timings < 0)
     return bad(fmt::format("--confirm-top {} --confirm-timings {}: give 0 or more of each",
                            t.confirm_top, t.confirm_timings));
+  if (!(t.retrain_growth >= 0 && std::isfinite(t.retrain_growth)))
+    return bad(fmt::format("--retrain-growth {:g}: give a fraction of 0 or more (0: every round)",
+                           t.retrain_growth));
   if (!(t.measure_fraction > 0 && t.measure_fraction <= 1))
     return bad(fmt::format("--measure-fraction {:g}: give a share in (0, 1]", t.measure_fraction));
   return measure::check_options(options.measure);

@@ -19,6 +19,10 @@ void add_tune_flags(CLI::App* cmd, TuneFlags& f) {
   cmd->add_option("--seed", o.seed, "random seed")->capture_default_str();
   cmd->add_option("--early-stop", o.early_stop, "stop after N trials without improvement (0: off)")
       ->capture_default_str();
+  cmd->add_option("--retrain-growth", o.retrain_growth,
+                  "online: retrain the cost model once its training set has grown by this "
+                  "fraction (0: every round); faster rounds, a staler model")
+      ->capture_default_str();
   cmd->add_option("--verify-top", o.verify_top, "offline: measure the K best picks")
       ->capture_default_str();
   cmd->add_option("--confirm-top", o.confirm_top,

@@ -23,10 +23,6 @@ struct NetworkTuneOptions {
   /// the whole network's budgets.
   search::SessionOptions session;
   TaskSchedulerOptions scheduler;
-  /// The shared cost model retrains once its training set has grown by
-  /// this fraction (search::TuneOptions::retrain_growth): every round adds
-  /// one batch to the records of all the tasks.
-  double retrain_growth = 0.1;
 };
 
 /// One round of the network run: which task it tuned and where the

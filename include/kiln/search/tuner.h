@@ -56,7 +56,8 @@ struct TuneOptions {
   /// Online: retrain the cost model once its training set has grown by this
   /// fraction since it last trained (0: after every round). Training from
   /// scratch costs time in proportion to the set, and a round adds little
-  /// to a large set: a network's tuners, sharing one set, use 0.1.
+  /// to a large set, as in a network's run, where the tasks share one set
+  /// (`--retrain-growth`).
   double retrain_growth = 0;
   std::string run; ///< label in records; default "<mode>/<strategy>/seed=<seed>"
 };

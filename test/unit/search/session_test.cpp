@@ -104,6 +104,7 @@ TEST_CASE("options out of range are refused before anything runs", "[search][ses
   refused([](search::SessionOptions& o) { o.tune.batch = 0; }, "--batch 0");
   refused([](search::SessionOptions& o) { o.tune.time_budget_seconds = -1; }, "--time-budget");
   refused([](search::SessionOptions& o) { o.tune.measure_fraction = 0; }, "--measure-fraction");
+  refused([](search::SessionOptions& o) { o.tune.retrain_growth = -0.5; }, "--retrain-growth");
   refused([](search::SessionOptions& o) { o.measure.runner.timeout_seconds = 0; }, "--timeout 0");
   refused([](search::SessionOptions& o) { o.measure.runner.timeout_seconds = 1e12; },
           "--timeout 1e+12");
