@@ -99,9 +99,9 @@ std::string estimate_chart(const std::vector<NetworkRun>& runs, bool by_time) {
       max_t = std::max(max_t, r.by_time.back().x);
   const bool minutes = by_time && max_t > 300;
   SvgChart c(by_time ? "network-time" : "network-trials",
-             by_time ? "Network estimate by wall time" : "Network estimate by trials",
+             by_time ? "Network estimate by wall time" : "Network estimate by measurements",
              linear_axis(by_time ? (minutes ? "wall time (min)" : "wall time (s)")
-                                 : "trials measured, all tasks"),
+                                 : "measurements, all tasks (trials, then confirmations)"),
              log_axis("estimated latency, ms (lower is better)"));
   for (const NetworkRun& r : runs) {
     std::vector<XY> pts = by_time ? r.by_time : r.by_trials;
@@ -155,8 +155,8 @@ std::string run_table(const NetworkRun& run) {
                     naive > 0 && best > 0 ? format_number(naive / best) + "×" : "–",
                     "<code>" + escape(task.key) + "</code>"});
   }
-  return table({"task", "fused ops", "#weight", "#trials", "#best (ms)", "#share of the network",
-                "#speedup over naive", "key"},
+  return table({"task", "fused ops", "#weight", "#measurements", "#best (ms)",
+                "#share of the network", "#speedup over naive", "key"},
                rows);
 }
 
@@ -184,7 +184,7 @@ Section network_section(const record::LoadedLog& log, const ReportOptions&) {
                        format_count(static_cast<long long>(r.table->tasks.size())),
                        format_count(trials), estimate > 0 ? format_number(estimate) : "–"});
   }
-  b += table({"run", "model", "scheduler", "#tasks", "#trials", "#estimate (ms)"}, summary);
+  b += table({"run", "model", "scheduler", "#tasks", "#measurements", "#estimate (ms)"}, summary);
   b += "<div class=\"charts\">\n" + estimate_chart(runs, false) + estimate_chart(runs, true) +
        "</div>\n";
 
@@ -201,7 +201,7 @@ Section network_section(const record::LoadedLog& log, const ReportOptions&) {
     const double estimate = same[r].estimate_ms();
     for (std::size_t t = 0; t < same[r].trials.size(); ++t) {
       trials[r].push_back(static_cast<double>(same[r].trials[t]));
-      trial_tips.push_back(format_count(same[r].trials[t]) + " trials");
+      trial_tips.push_back(format_count(same[r].trials[t]) + " measurements");
       const double share = estimate > 0 ? 100 * same[r].table->tasks[t].weight *
                                               same[r].best_seconds[t] * 1e3 / estimate
                                         : 0;
@@ -210,7 +210,8 @@ Section network_section(const record::LoadedLog& log, const ReportOptions&) {
     }
   }
   b += "<div class=\"charts\">\n" +
-       task_bars("network-trials-per-task", "Trials per task", "trials", same, trials, trial_tips) +
+       task_bars("network-trials-per-task", "Measurements per task", "measurements", same, trials,
+                 trial_tips) +
        task_bars("network-share", "Share of the network's time", "% of the estimate", same, shares,
                  share_tips) +
        "</div>\n";
