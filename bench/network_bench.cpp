@@ -103,27 +103,6 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
   return fmt::format("[{}]", fmt::join(shape, ","));
 }
 
-/// As `kiln target` prints it (tools/kiln/output.cpp).
-std::string target_bytes(std::int64_t b) {
-  if (b <= 0)
-    return "unknown";
-  if (b % (1 << 20) == 0)
-    return fmt::format("{} MiB", b >> 20);
-  return fmt::format("{} KiB", b >> 10);
-}
-
-std::string describe_target(const Target& t) {
-  return fmt::format("triple:   {}\n"
-                     "cpu:      {}\n"
-                     "vector:   {} bits ({} x f32)\n"
-                     "cores:    {}\n"
-                     "caches:   L1d {}, L2 {}, L3 {}\n"
-                     "features: {}\n",
-                     t.triple, t.cpu, t.vector_bits, t.vector_lanes(32), t.cores,
-                     target_bytes(t.l1d_bytes), target_bytes(t.l2_bytes), target_bytes(t.l3_bytes),
-                     t.enabled_features());
-}
-
 void pause_ms(double ms) {
   std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(ms));
 }

@@ -10,26 +10,6 @@
 
 namespace kiln::tool {
 
-static std::string format_bytes(std::int64_t b) {
-  if (b <= 0)
-    return "unknown";
-  if (b % (1 << 20) == 0)
-    return fmt::format("{} MiB", b >> 20);
-  return fmt::format("{} KiB", b >> 10);
-}
-
-std::string describe_target(const Target& t) {
-  return fmt::format("triple:   {}\n"
-                     "cpu:      {}\n"
-                     "vector:   {} bits ({} x f32)\n"
-                     "cores:    {}\n"
-                     "caches:   L1d {}, L2 {}, L3 {}\n"
-                     "features: {}\n",
-                     t.triple, t.cpu, t.vector_bits, t.vector_lanes(32), t.cores,
-                     format_bytes(t.l1d_bytes), format_bytes(t.l2_bytes), format_bytes(t.l3_bytes),
-                     t.enabled_features());
-}
-
 std::string describe_run(const measure::RunReport& r) {
   std::string prepack =
       r.prepack_ms >= 0

@@ -17,9 +17,6 @@
 
 namespace kiln::tool {
 
-/// `kiln target`: triple, CPU, vector width, cores, caches, features.
-std::string describe_target(const Target& target);
-
 /// `kiln run`: the check, the timing, the speed and the compile time.
 std::string describe_run(const measure::RunReport& report);
 

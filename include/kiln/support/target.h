@@ -27,6 +27,10 @@ struct Target {
   std::string arch() const;
 };
 
+/// As `kiln target` prints it: triple, CPU, vector width, cores, caches,
+/// features, a line each.
+std::string describe_target(const Target& target);
+
 } // namespace kiln
 
 #endif // KILN_SUPPORT_TARGET_H
