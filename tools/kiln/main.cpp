@@ -3,6 +3,8 @@
 // linking libkiln.
 #include "command.h"
 
+#include "kiln/support/install_paths.h"
+
 #include <CLI/CLI.hpp>
 
 #include <memory>
@@ -24,7 +26,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
 
   ToolContext ctx;
-  ctx.data_dir = KILN_DATA_DIR;
+  ctx.data_dir = kiln::data_dir();
   const std::vector<Command> commands = {
       add_run_command(app, ctx),     add_dump_command(app, ctx),  add_target_command(app, ctx),
       add_space_command(app, ctx),   add_tune_command(app, ctx),  add_compare_command(app, ctx),
