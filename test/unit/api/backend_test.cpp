@@ -1,0 +1,125 @@
+// The backend API: apply history best, compile and call, tune.
+#include "kiln/api/backend.h"
+#include "kiln/codegen/target.h"
+#include "kiln/ir/builder.h"
+#include "kiln/ir/interpreter.h"
+
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <random>
+
+using namespace kiln;
+
+namespace {
+
+ir::ComputeDAG matmul(std::int64_t m, std::int64_t n, std::int64_t k) {
+  ir::DAGBuilder b("matmul");
+  auto A = b.input("A", {m, k});
+  auto B = b.input("B", {k, n});
+  ir::IterVar kv{"k", k};
+  auto C = b.compute("C", {{"i", m}, {"j", n}}, [&](const std::vector<ir::Expr>& v) {
+    return ir::sum(A(v[0], ir::var(kv)) * B(ir::var(kv), v[1]), {kv});
+  });
+  b.output(C);
+  return std::move(b).build();
+}
+
+struct AlignedFree {
+  void operator()(float* p) const { std::free(p); }
+};
+using Buffer = std::unique_ptr<float, AlignedFree>;
+
+Buffer buffer(std::int64_t n) {
+  return Buffer(static_cast<float*>(std::aligned_alloc(64, (n * 4 + 63) / 64 * 64)));
+}
+
+/// Runs `kernel` on seeded inputs and returns the largest difference from
+/// the interpreter.
+double max_error(api::Kernel& kernel) {
+  const ir::ComputeDAG& dag = kernel.dag();
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  std::vector<Buffer> buffers;
+  std::vector<void*> args;
+  std::map<std::string, std::vector<double>> inputs;
+  for (int s : dag.arguments()) {
+    const ir::Stage& stage = dag.stage(s);
+    buffers.push_back(buffer(stage.num_elements()));
+    if (stage.is_placeholder()) {
+      std::vector<double>& values = inputs[stage.name];
+      for (std::int64_t i = 0; i < stage.num_elements(); ++i) {
+        buffers.back().get()[i] = dist(rng);
+        values.push_back(buffers.back().get()[i]);
+      }
+    }
+    args.push_back(buffers.back().get());
+  }
+  kernel.prepack(args.data());
+  REQUIRE_FALSE(kernel.run(args.data()));
+  ir::Interpreter interpreter(dag, inputs);
+  const int out = dag.arguments().back();
+  std::vector<double> expected = interpreter.evaluate(out);
+  double worst = 0;
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    worst = std::max(worst, std::abs(expected[i] - buffers.back().get()[i]));
+  return worst;
+}
+
+} // namespace
+
+TEST_CASE("A backend compiles an op without records to its naive kernel, which is right") {
+  auto backend = api::Backend::create();
+  REQUIRE(backend.ok());
+  ir::ComputeDAG dag = matmul(13, 17, 19);
+  api::BestRecord best = (*backend)->best(dag);
+  CHECK_FALSE(best.record);
+  CHECK_THAT(best.description, Catch::Contains("naive"));
+  auto kernel = (*backend)->compile(dag);
+  REQUIRE(kernel.ok());
+  CHECK_THAT((*kernel)->source(), Catch::Contains("naive"));
+  CHECK(max_error(**kernel) < 1e-4);
+}
+
+TEST_CASE("A backend tunes an op, then applies the history best of its log to compile it") {
+  const std::string log = (std::filesystem::temp_directory_path() / "kiln-api-backend.jsonl");
+  std::filesystem::remove(log);
+  ir::ComputeDAG dag = matmul(32, 48, 40);
+  {
+    auto backend = api::Backend::create();
+    REQUIRE(backend.ok());
+    search::SessionOptions options = (*backend)->tune_options(log);
+    options.tune.trials = 8;
+    options.tune.batch = 4;
+    auto result = (*backend)->tune(dag, options);
+    REQUIRE(result.ok());
+    REQUIRE(result->tune.best);
+  }
+  // A new backend, as a compiler run later would make, reads the log.
+  auto backend = api::Backend::create();
+  REQUIRE(backend.ok());
+  REQUIRE_FALSE((*backend)->load_logs({log}));
+  api::BestRecord best = (*backend)->best(dag);
+  REQUIRE(best.record);
+  CHECK(best.match == record::TargetMatch::Exact);
+  CHECK_THAT(best.description, Catch::Contains("same CPU"));
+  auto kernel = (*backend)->compile(dag);
+  REQUIRE(kernel.ok());
+  CHECK((*kernel)->source() == best.description);
+  CHECK(max_error(**kernel) < 1e-4);
+  // Another shape of the op has no record of its own.
+  CHECK_FALSE((*backend)->best(matmul(32, 48, 41)).record);
+  std::filesystem::remove(log);
+}
+
+TEST_CASE("A backend for another CPU looks up records but compiles no in-process kernel") {
+  auto target = codegen::named_target("aarch64-linux-gnu", "neoverse-v1");
+  REQUIRE(target.ok());
+  auto backend = api::Backend::create(*target);
+  REQUIRE(backend.ok());
+  auto kernel = (*backend)->compile(matmul(8, 8, 8));
+  REQUIRE_FALSE(kernel.ok());
+  CHECK(kernel.error().id() == "not-this-machine");
+  CHECK_THAT(kernel.error().message(), Catch::Contains("kiln export"));
+}
