@@ -28,12 +28,16 @@ install(FILES "${CMAKE_CURRENT_BINARY_DIR}/kilnConfig.cmake"
 
 # pkg-config: `pkg-config --cflags --libs kiln`, with --static for a static
 # libkiln (its dependencies are then in Libs.private).
+# The .pc file finds the prefix from its own folder, so that an install
+# with --prefix P (or a moved prefix) is right.
+file(RELATIVE_PATH KILN_PC_UP "/root/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/root")
+string(REGEX REPLACE "/$" "" KILN_PC_UP "${KILN_PC_UP}")
 set(KILN_PC_LLVM_INCLUDE "${LLVM_INCLUDE_DIRS}")
 string(REPLACE ";" " " KILN_PC_LLVM_DEFINITIONS "${KILN_LLVM_DEFINITIONS}")
 set(KILN_PC_LLVM_LIB "")
 set(KILN_PC_PRIVATE_LIBS "$<TARGET_LINKER_FILE:LLVM> $<TARGET_LINKER_FILE:XGBoost::XGBoost> \
 $<TARGET_LINKER_FILE:onnx_proto> $<TARGET_LINKER_FILE:protobuf::libprotobuf> \
-$<TARGET_LINKER_FILE:fmt::fmt> -lpthread -ldl")
+$<TARGET_LINKER_FILE:fmt::fmt> -lstdc++ -lm -lpthread -ldl")
 if(KILN_SHARED)
   set(KILN_PC_PRIVATE_LIBS "")
 endif()

@@ -54,6 +54,14 @@ const char* kiln_version(void);
  * the default. Not while a kernel runs. */
 void kiln_set_num_threads(int n);
 
+/* Where kiln is installed (its data and its worker executable are found
+ * under it). Needed only by a program linking a static libkiln that was
+ * installed to another prefix than it was configured with, to tune (the
+ * shipped cost model) or measure (the worker); the CMake package defines
+ * KILN_PACKAGE_PREFIX for it: kiln_set_install_prefix(KILN_PACKAGE_PREFIX);
+ * with pkg-config, `pkg-config --variable=prefix kiln` is the prefix. */
+void kiln_set_install_prefix(const char* prefix);
+
 /* ---- backends: the target, the loaded logs, the JIT ------------------ */
 
 typedef struct kiln_backend kiln_backend;

@@ -4,6 +4,7 @@
 #include "kiln/codegen/runtime.h"
 #include "kiln/codegen/target.h"
 #include "kiln/ir/parser.h"
+#include "kiln/support/install_paths.h"
 #include "kiln/support/version.h"
 
 #include <fmt/format.h>
@@ -49,6 +50,10 @@ const char* kiln_last_error_id(void) {
 
 const char* kiln_version(void) {
   return kiln::version();
+}
+
+void kiln_set_install_prefix(const char* prefix) {
+  kiln::set_install_prefix(prefix ? prefix : "");
 }
 
 void kiln_set_num_threads(int n) {

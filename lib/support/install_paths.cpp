@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <link.h>
+#include <mutex>
 #include <system_error>
 
 namespace fs = std::filesystem;
@@ -85,9 +86,25 @@ fs::path prefix_holding(const fs::path& relative) {
   return fs::path(KILN_INSTALL_PREFIX);
 }
 
+/// set_install_prefix's; guarded, as hosts may set it from any thread.
+std::mutex prefix_mutex;
+std::string explicit_prefix;
+
+std::string given_prefix() {
+  std::lock_guard<std::mutex> lock(prefix_mutex);
+  return explicit_prefix;
+}
+
 } // namespace
 
+void set_install_prefix(const std::string& prefix) {
+  std::lock_guard<std::mutex> lock(prefix_mutex);
+  explicit_prefix = prefix;
+}
+
 std::string install_prefix() {
+  if (std::string given = given_prefix(); !given.empty())
+    return given;
   if (in_build_tree())
     return {};
   return prefix_holding("share/kiln").string();
@@ -96,6 +113,8 @@ std::string install_prefix() {
 std::string data_dir() {
   if (std::string env = from_environment("KILN_DATA_DIR"); !env.empty())
     return env;
+  if (std::string given = given_prefix(); !given.empty())
+    return (fs::path(given) / "share/kiln").string();
   if (in_build_tree())
     return KILN_SOURCE_DATA_DIR;
   return (prefix_holding("share/kiln") / "share/kiln").string();
@@ -104,9 +123,11 @@ std::string data_dir() {
 std::string worker_executable() {
   if (std::string env = from_environment("KILN_WORKER"); !env.empty())
     return env;
+  const fs::path relative = "libexec/kiln/kiln-worker";
+  if (std::string given = given_prefix(); !given.empty())
+    return (fs::path(given) / relative).string();
   if (in_build_tree())
     return KILN_BUILD_DIR "/kiln-worker";
-  const fs::path relative = "libexec/kiln/kiln-worker";
   return (prefix_holding(relative) / relative).string();
 }
 
