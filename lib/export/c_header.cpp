@@ -139,14 +139,13 @@ static std::string kernel_block(const HeaderKernel& k) {
     if (a.role == "packed")
       packed.push_back(&a);
   if (!packed.empty())
-    out += fmt::format(
-        " * The packed buffers hold the constant inputs in the layout the kernel reads:\n"
-        " * allocate each ({}_PACKED<i>_BYTES, 64-byte aligned, e.g. with kiln_rt_alloc),\n"
-        " * call {}_prepack once the constant inputs are set (again whenever they\n"
-        " * change), then pass the same buffers to every call of {}. Prepack\n"
-        " * writes only them; the kernel only reads them, so one packed set may\n"
-        " * serve calls on several threads.\n",
-        macro, e.symbol, e.symbol);
+    out += fmt::format(" * Packed buffers: allocate each (64-byte aligned, e.g. kiln_rt_alloc)\n"
+                       " * with {}_PACKED<i>_BYTES bytes; call\n"
+                       " * {}_prepack once the constant inputs are set\n"
+                       " * (again when they change), then pass the same buffers to every call.\n"
+                       " * Prepack writes only them and the kernel only reads them: one packed\n"
+                       " * set may serve calls on several threads.\n",
+                       macro, e.symbol);
   out += " */\n";
   out += fmt::format("#define {}_NUM_ARGS {}\n", macro, args.size());
   if (!packed.empty()) {

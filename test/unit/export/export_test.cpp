@@ -59,15 +59,17 @@ record::Record make_record(const ir::ComputeDAG& dag, const std::string& steps_j
 }
 
 /// Two shapes of matmul (one with tails) and a conv whose weights are
-/// packed ahead, each with a parallel, vectorized schedule.
-std::vector<ir::ComputeDAG> three_tasks() {
+/// packed ahead, each with a parallel, vectorized schedule; and a softmax,
+/// whose exponentials call libm and libmvec.
+std::vector<ir::ComputeDAG> test_tasks() {
   return {op("matmul.kop", {{"M", "24"}, {"N", "40"}, {"K", "16"}}),
           op("matmul.kop", {{"M", "33"}, {"N", "17"}, {"K", "9"}}),
-          op("conv2d_nchw.kop", {{"C", "3"}, {"H", "10"}, {"W", "9"}, {"K", "8"}})};
+          op("conv2d_nchw.kop", {{"C", "3"}, {"H", "10"}, {"W", "9"}, {"K", "8"}}),
+          op("softmax.kop", {{"M", "5"}, {"N", "70"}})};
 }
 
-std::vector<record::Record> three_records(const std::vector<ir::ComputeDAG>& tasks,
-                                          const Target& target) {
+std::vector<record::Record> test_records(const std::vector<ir::ComputeDAG>& tasks,
+                                         const Target& target) {
   const std::string tiled = R"([
     {"step":"split","stage":"C","iter":"i","factors":[4]},
     {"step":"split","stage":"C","iter":"j","factors":[16]},
@@ -87,7 +89,8 @@ std::vector<record::Record> three_records(const std::vector<ir::ComputeDAG>& tas
     {"step":"parallel","stage":"conv","iter":"k"}])";
   return {
       make_record(tasks[0], "[]", 1, 2e-5, target), make_record(tasks[0], tiled, 2, 1e-5, target),
-      make_record(tasks[1], rows, 1, 1e-5, target), make_record(tasks[2], conv, 1, 1e-5, target)};
+      make_record(tasks[1], rows, 1, 1e-5, target), make_record(tasks[2], conv, 1, 1e-5, target),
+      make_record(tasks[3], "[]", 1, 1e-5, target)};
 }
 
 /// The value the C program and the interpreter put at element i of input
@@ -190,22 +193,22 @@ int run(const std::string& command) {
   return std::system(command.c_str());
 }
 
-/// Exports the three tasks from a log written with LogWriter, for `target`.
-export_::ExportResult export_three(const std::string& dir, const Target& target, bool strict,
+/// Exports the test tasks from a log written with LogWriter, for `target`.
+export_::ExportResult export_tasks(const std::string& dir, const Target& target, bool strict,
                                    bool shared = false) {
   const Target host = codegen::host_target();
-  const std::vector<ir::ComputeDAG> tasks = three_tasks();
+  const std::vector<ir::ComputeDAG> tasks = test_tasks();
   const std::string log_path = dir + "/log.jsonl";
   {
     auto writer = record::LogWriter::open(log_path);
     REQUIRE(writer.ok());
-    REQUIRE(!(*writer)->append(three_records(tasks, host)));
+    REQUIRE(!(*writer)->append(test_records(tasks, host)));
   }
   auto log = record::load_log(log_path);
   REQUIRE(log.ok());
   auto logged = export_::tasks_of_records(log->records);
   REQUIRE(logged.ok());
-  REQUIRE(logged->size() == 3);
+  REQUIRE(logged->size() == 4);
   auto items = export_::choose_records(*logged, log->records, {target, strict, false});
   REQUIRE(items.ok());
   export_::ExportOptions options;
@@ -224,14 +227,14 @@ export_::ExportResult export_three(const std::string& dir, const Target& target,
 TEST_CASE("a C program linking an exported archive computes the interpreter's answers",
           "[export]") {
   const std::string dir = scratch("c-program");
-  const export_::ExportResult result = export_three(dir, codegen::host_target(), false);
-  REQUIRE(result.kernels.size() == 3);
-  const std::vector<ir::ComputeDAG> dags = three_tasks();
-  for (std::size_t k = 0; k < 3; ++k) {
+  const export_::ExportResult result = export_tasks(dir, codegen::host_target(), false);
+  REQUIRE(result.kernels.size() == 4);
+  const std::vector<ir::ComputeDAG> dags = test_tasks();
+  for (std::size_t k = 0; k < 4; ++k) {
     const export_::ExportedKernel& e = result.kernels[k];
     INFO(e.symbol);
     CHECK(e.workload_key == dags[k].workload_key());
-    CHECK(std::regex_match(e.symbol, std::regex("kiln_(matmul|conv2d_nchw)_[0-9a-f]{8}")));
+    CHECK(std::regex_match(e.symbol, std::regex("kiln_(matmul|conv2d_nchw|softmax)_[0-9a-f]{8}")));
     CHECK(e.symbol == export_::export_symbol(dags[k]));
     CHECK(e.from_record);
     CHECK(e.match == record::TargetMatch::Exact);
@@ -242,6 +245,7 @@ TEST_CASE("a C program linking an exported archive computes the interpreter's an
   CHECK(result.kernels[2].has_prepack); // the conv's weights, copied at the root
   CHECK(result.kernels[2].packed_bytes.size() == 1);
   CHECK(result.runtime_source.empty());
+  CHECK(result.link_flags == "-lpthread -lm"); // the softmax's expf
   CHECK(fs::exists(dir + "/out/testkern.h"));
   CHECK(fs::exists(dir + "/out/libtestkern.a"));
   for (const export_::ExportedKernel& e : result.kernels)
@@ -278,7 +282,7 @@ TEST_CASE("a C program linking an exported archive computes the interpreter's an
 TEST_CASE("an export links as a shared library whose kernels load", "[export]") {
   const std::string dir = scratch("shared");
   const export_::ExportResult result =
-      export_three(dir, codegen::host_target(), false, /*shared=*/true);
+      export_tasks(dir, codegen::host_target(), false, /*shared=*/true);
   REQUIRE(!result.shared_library.empty());
   void* library = ::dlopen(result.shared_library.c_str(), RTLD_NOW | RTLD_LOCAL);
   INFO((library ? "" : ::dlerror()));
@@ -298,14 +302,15 @@ TEST_CASE("an aarch64 export writes the runtime's C source, which compiles on it
   auto target = codegen::named_target("aarch64-linux-gnu", "neoverse-v1");
   REQUIRE(target.ok());
   // The log's records are of this machine: only --allow-any-target takes them.
-  const std::vector<ir::ComputeDAG> tasks = three_tasks();
-  const std::vector<record::Record> records = three_records(tasks, codegen::host_target());
+  const std::vector<ir::ComputeDAG> tasks = test_tasks();
+  const std::vector<record::Record> records = test_records(tasks, codegen::host_target());
   auto refused = export_::choose_records(tasks, records, {*target, true, false});
   REQUIRE(!refused.ok());
   CHECK(refused.error().id() == "no-record-for-target");
   auto items = export_::choose_records(tasks, records, {*target, true, true});
   REQUIRE(items.ok());
   for (const export_::ExportItem& item : *items) {
+    INFO(item.dag.name() << ": " << item.note);
     CHECK(item.record.has_value());
     CHECK(item.match == record::TargetMatch::Any);
   }
@@ -339,7 +344,7 @@ TEST_CASE("an aarch64 export writes the runtime's C source, which compiles on it
 TEST_CASE("export errors: a bad name, an unwritable folder, an input in the way, no op files",
           "[export]") {
   const std::string dir = scratch("errors");
-  const std::vector<ir::ComputeDAG> tasks = {three_tasks()[0]};
+  const std::vector<ir::ComputeDAG> tasks = {test_tasks()[0]};
   auto items = export_::choose_records(tasks, {}, {codegen::host_target(), false, false});
   REQUIRE(items.ok());
   REQUIRE(items->size() == 1);
@@ -383,7 +388,7 @@ TEST_CASE("export errors: a bad name, an unwritable folder, an input in the way,
 }
 
 TEST_CASE("export symbols: the op name and 8 hex digits of the workload hash", "[export]") {
-  const ir::ComputeDAG dag = three_tasks()[0];
+  const ir::ComputeDAG dag = test_tasks()[0];
   const std::string key = dag.workload_key();
   CHECK(export_::export_symbol(dag) == "kiln_matmul_" + key.substr(key.size() - 16, 8));
   CHECK(export_::export_symbol(dag, 16) == "kiln_matmul_" + key.substr(key.size() - 16));
