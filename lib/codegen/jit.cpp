@@ -10,12 +10,26 @@
 #include <llvm/Support/DynamicLibrary.h>
 #include <llvm/Support/MemoryBuffer.h>
 
+#include <utility>
+#include <vector>
+
 namespace kiln::codegen {
 
 struct Jit::Impl {
   std::unique_ptr<llvm::orc::LLJIT> jit;
   int next_id = 0;
 };
+
+/// Every runtime symbol generated code may call, with its address: the
+/// runtime is linked by address, so the tool need not export its symbols.
+static std::vector<std::pair<const char*, void*>> runtime_symbols() {
+  return {
+      {"kiln_rt_alloc", reinterpret_cast<void*>(&kiln_rt_alloc)},
+      {"kiln_rt_free", reinterpret_cast<void*>(&kiln_rt_free)},
+      {"kiln_rt_parallel_for", reinterpret_cast<void*>(&kiln_rt_parallel_for)},
+      {"kiln_rt_num_threads", reinterpret_cast<void*>(&kiln_rt_num_threads)},
+  };
+}
 
 static Error jit_error(const char* what, llvm::Error err) {
   return Error("jit-error", fmt::format("{}: {}", what, llvm::toString(std::move(err))));
@@ -36,7 +50,6 @@ Expected<std::unique_ptr<Jit>> Jit::create() {
   auto jit = llvm::orc::LLJITBuilder().create();
   if (!jit)
     return jit_error("cannot start the JIT", jit.takeError());
-  // The runtime is linked by address: the tool need not export its symbols.
   llvm::orc::SymbolMap symbols;
   for (const auto& [name, address] : runtime_symbols())
     symbols[(*jit)->mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),

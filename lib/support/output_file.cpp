@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <system_error>
 
 namespace kiln {
@@ -27,6 +30,22 @@ std::optional<Error> check_output_file(const std::string& output,
     return Error("cannot-write",
                  fmt::format("cannot write {} to '{}': the directory '{}' does not exist", what,
                              output, dir.string()));
+  return std::nullopt;
+}
+
+std::optional<Error> write_output_file(const std::string& output, std::string_view bytes,
+                                       const std::vector<std::string>& inputs,
+                                       const std::string& what) {
+  if (auto err = check_output_file(output, inputs, what))
+    return err;
+  std::ofstream out(output, std::ios::binary | std::ios::trunc);
+  if (out)
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (out)
+    out.close();
+  if (!out)
+    return Error("cannot-write",
+                 fmt::format("cannot write {} to '{}': {}", what, output, std::strerror(errno)));
   return std::nullopt;
 }
 

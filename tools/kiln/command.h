@@ -37,6 +37,7 @@ Command add_report_command(CLI::App& app, const ToolContext& ctx);
 Command add_best_command(CLI::App& app, const ToolContext& ctx);
 Command add_replay_command(CLI::App& app, const ToolContext& ctx);
 Command add_tasks_command(CLI::App& app, const ToolContext& ctx);
+Command add_export_command(CLI::App& app, const ToolContext& ctx);
 
 } // namespace kiln::tool
 

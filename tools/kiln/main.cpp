@@ -28,11 +28,11 @@ int main(int argc, char** argv) {
   ToolContext ctx;
   ctx.data_dir = kiln::data_dir();
   const std::vector<Command> commands = {
-      add_run_command(app, ctx),     add_dump_command(app, ctx),  add_target_command(app, ctx),
-      add_space_command(app, ctx),   add_tune_command(app, ctx),  add_compare_command(app, ctx),
-      add_dataset_command(app, ctx), add_train_command(app, ctx), add_evaluate_command(app, ctx),
-      add_report_command(app, ctx),  add_best_command(app, ctx),  add_replay_command(app, ctx),
-      add_tasks_command(app, ctx),
+      add_run_command(app, ctx),     add_dump_command(app, ctx),   add_target_command(app, ctx),
+      add_space_command(app, ctx),   add_tune_command(app, ctx),   add_compare_command(app, ctx),
+      add_dataset_command(app, ctx), add_train_command(app, ctx),  add_evaluate_command(app, ctx),
+      add_report_command(app, ctx),  add_best_command(app, ctx),   add_replay_command(app, ctx),
+      add_tasks_command(app, ctx),   add_export_command(app, ctx),
   };
 
   CLI11_PARSE(app, argc, argv);

@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kiln {
@@ -17,6 +18,13 @@ namespace kiln {
 /// does not exist ("cannot-write"). `what` names the output in the message
 /// ("the report").
 std::optional<Error> check_output_file(const std::string& output,
+                                       const std::vector<std::string>& inputs,
+                                       const std::string& what);
+
+/// Writes `bytes` to `output`, replacing it, after check_output_file; a
+/// write that fails (a full disk, no permission) is an Error too
+/// ("cannot-write", naming the file and the reason).
+std::optional<Error> write_output_file(const std::string& output, std::string_view bytes,
                                        const std::vector<std::string>& inputs,
                                        const std::string& what);
 
