@@ -196,6 +196,8 @@ int default_threads() {
 
 /// A forked child has none of the parent's threads: it must not use the
 /// parent's pool (it would wait forever), so it forgets it and makes its own.
+/// kiln itself never forks (its measurement worker is spawned), but a host
+/// that links it may.
 void forget_pool_in_child() {
   (void)pool.release();
 }
