@@ -74,7 +74,7 @@ public:
                  const RunnerOptions& options, WorkerProcess worker)
       : dag_(dag), reference_(reference), options_(options), worker_(std::move(worker)) {}
 
-  ~IsolatedRunner() override { end_worker(worker_, true); }
+  ~IsolatedRunner() override { end_worker(worker_); }
 
   record::MeasureResult run(const codegen::ObjectCode& object) override {
     record::MeasureResult result;
@@ -122,7 +122,7 @@ public:
 
 private:
   record::MeasureResult timed_out(const Stopwatch& clock, std::string message) {
-    end_worker(worker_, true);
+    end_worker(worker_);
     record::MeasureResult result;
     result.error = record::MeasureError::Timeout;
     result.message = std::move(message);
@@ -134,7 +134,7 @@ private:
     record::MeasureResult result;
     result.error = record::MeasureError::RuntimeCrash;
     std::string path = worker_.path;
-    int status = end_worker(worker_, false);
+    int status = end_worker(worker_);
     result.message = WIFSIGNALED(status)
                          ? fmt::format("the kernel crashed: {}", describe_signal(status))
                          : describe_exit(status, path);

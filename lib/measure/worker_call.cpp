@@ -22,7 +22,7 @@ Expected<std::string> call_worker(const Isolation& isolation, protocol::Job job,
   if (io == Io::Done)
     io = receive_frame(*worker, answer, deadline);
   if (io == Io::TimedOut) {
-    end_worker(*worker, true);
+    end_worker(*worker);
     return Error("timed-out",
                  fmt::format("{} did not finish within {:g} s and was stopped; "
                              "give it more time with {}, or make the op smaller",
@@ -30,7 +30,7 @@ Expected<std::string> call_worker(const Isolation& isolation, protocol::Job job,
   }
   if (io == Io::Closed || answer.empty()) {
     std::string path = worker->path;
-    int status = end_worker(*worker, false);
+    int status = end_worker(*worker);
     if (WIFSIGNALED(status))
       return Error("crashed",
                    fmt::format("{} crashed: {}; if the op reads a tensor at an index computed "
@@ -42,7 +42,7 @@ Expected<std::string> call_worker(const Isolation& isolation, protocol::Job job,
                  fmt::format("{} ended without an answer: {}", what, describe_exit(status, path)));
   }
   // The answer is whole: the worker has nothing left to do but exit.
-  end_worker(*worker, true);
+  end_worker(*worker);
   ByteReader r(std::string_view(answer).substr(1));
   if (answer[0] == protocol::kAnswerError)
     return protocol::get_error(r);

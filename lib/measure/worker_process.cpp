@@ -240,11 +240,10 @@ Io receive_frame(const WorkerProcess& worker, std::string& bytes, Deadline deadl
   return read_bytes(worker.from, bytes.data(), n, deadline);
 }
 
-int end_worker(WorkerProcess& worker, bool kill) {
+int end_worker(WorkerProcess& worker) {
   if (!worker.running())
     return 0;
-  if (kill)
-    ::kill(worker.pid, SIGKILL);
+  ::kill(worker.pid, SIGKILL);
   close_all({worker.to, worker.from});
   int status = 0;
   while (::waitpid(worker.pid, &status, 0) < 0 && errno == EINTR) {

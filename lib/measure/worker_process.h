@@ -45,9 +45,11 @@ Io send_frame(const WorkerProcess& worker, std::string_view bytes, Deadline dead
 /// One frame from the worker, as send_frame.
 Io receive_frame(const WorkerProcess& worker, std::string& bytes, Deadline deadline);
 
-/// Closes the pipes and waits for the worker; kills it first when `kill`
-/// (it may be running a kernel). Returns its wait status.
-int end_worker(WorkerProcess& worker, bool kill);
+/// Kills the worker (it may be running a kernel, or be stuck after a damaged
+/// message), closes the pipes and waits for it. Returns its wait status: a
+/// worker that had ended already keeps its own (SIGKILL does not change the
+/// status of a process that is exiting).
+int end_worker(WorkerProcess& worker);
 
 /// "signal 11 (Segmentation fault)" for a status that is a signal.
 std::string describe_signal(int status);
