@@ -6,8 +6,8 @@
 //  2. prediction: features plus the cost model's scores for 2,048 configs
 //     (one round of an evolutionary search scores this many);
 //  3. measurement: trials per second for batches of random valid States,
-//     with the in-process runner and with the isolated (forked worker)
-//     runner, and the split of the wall time between building (lowering,
+//     with the in-process runner and with the isolated runner (kiln-worker,
+//     a spawned process), and the split of the wall time between building (lowering,
 //     LLVM, machine code on the builder's threads) and running (checking
 //     the answer and timing, one candidate at a time).
 //
@@ -223,9 +223,8 @@ int main(int argc, char** argv) {
   fmt::print("task: {} ({}), {} sketches; target {} ({} bits), {} cores\n", dag->name(), o.opfile,
              space.sketches().sketches().size(), target.cpu, target.vector_bits, target.cores);
 
-  // The isolated runner forks its worker when it is created: create it
-  // before any builder thread (the in-process measurer's, the prediction's)
-  // exists, then the others.
+  // The isolated measurer first, as when its worker was forked and had to
+  // come before any thread: the order of the figures stays the same.
   std::vector<std::string> order = o.runners;
   std::stable_partition(order.begin(), order.end(),
                         [](const std::string& name) { return name == "isolated"; });

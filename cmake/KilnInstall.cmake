@@ -1,11 +1,14 @@
-# `cmake --install build --prefix P`: the tool, the library, its headers,
-# the shipped data, a CMake package (find_package(kiln CONFIG)) and a
-# pkg-config file (docs/library.md).
+# `cmake --install build --prefix P`: the tool and its measurement worker,
+# the library, its headers, the shipped data, a CMake package
+# (find_package(kiln CONFIG)) and a pkg-config file (docs/library.md).
 include(CMakePackageConfigHelpers)
 
 set(KILN_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/kiln")
 
 install(TARGETS kiln RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The measurement worker, where kiln::worker_executable() looks for it
+# (include/kiln/measure/worker.h): a program of kiln's, not a user's.
+install(TARGETS kiln-worker RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/kiln)
 install(TARGETS kiln_library kiln_llvm EXPORT kilnTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

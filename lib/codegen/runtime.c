@@ -223,7 +223,8 @@ static int default_threads(void) {
 /* A forked child has none of the parent's threads: it must not use the
  * parent's pool (it would wait forever), so it forgets it (without freeing:
  * its mutexes may be held by threads the child does not have) and makes its
- * own. */
+ * own. kiln itself never forks (its measurement worker is spawned), but a
+ * host that links it may. */
 static void forget_pool_in_child(void) {
   the_pool_ptr = NULL;
 }

@@ -1,7 +1,7 @@
 #include "kiln/measure/checker.h"
 
 #include "kiln/ir/interpreter.h"
-#include "kiln/measure/isolated_call.h"
+#include "kiln/measure/bytes.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -187,6 +187,24 @@ CheckReport read_check_report(ByteReader& r) {
   c.max_rel_error = r.get<double>();
   c.first_mismatch = r.get_string();
   return c;
+}
+
+void write_check_options(ByteWriter& w, const CheckOptions& o) {
+  w.put(o.full_check_max_flops);
+  w.put<std::int32_t>(o.sample_points);
+  w.put(o.seed);
+  w.put(o.rtol);
+  w.put(o.atol);
+}
+
+CheckOptions read_check_options(ByteReader& r) {
+  CheckOptions o;
+  o.full_check_max_flops = r.get<double>();
+  o.sample_points = r.get<std::int32_t>();
+  o.seed = r.get<std::uint64_t>();
+  o.rtol = r.get<double>();
+  o.atol = r.get<double>();
+  return o;
 }
 
 } // namespace kiln::measure

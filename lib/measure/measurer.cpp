@@ -53,13 +53,14 @@ Expected<std::unique_ptr<ProgramMeasurer>> ProgramMeasurer::create(const ir::Com
     return *err;
   std::unique_ptr<ProgramMeasurer> m(new ProgramMeasurer());
   m->dag_ = dag;
-  auto reference = Reference::create(
-      dag, target, options.seed, options.check,
-      Isolation{options.isolate, options.reference_timeout_seconds, "--reference-timeout"});
+  auto reference = Reference::create(dag, target, options.seed, options.check,
+                                     Isolation{options.isolate, options.reference_timeout_seconds,
+                                               "--reference-timeout", options.runner.worker});
   if (!reference)
     return reference.error();
   m->reference_ = std::make_unique<Reference>(std::move(*reference));
-  // The worker is forked before the builder starts any thread.
+  // The worker is spawned, not forked: the builder's threads (or a host's)
+  // may already run.
   auto runner = options.isolate ? make_isolated_runner(m->dag_, *m->reference_, options.runner)
                                 : make_local_runner(m->dag_, *m->reference_, options.runner);
   if (!runner)

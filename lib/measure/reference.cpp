@@ -1,5 +1,8 @@
 #include "kiln/measure/reference.h"
 
+#include "worker_call.h"
+#include "worker_jobs.h"
+
 #include "kiln/codegen/jit.h"
 #include "kiln/measure/memory.h"
 #include "kiln/measure/run.h"
@@ -10,7 +13,7 @@
 namespace kiln::measure {
 
 /// Runs the naive kernel and checks it against the interpreter: the check,
-/// then each output, as bytes (so that it can run in a child process).
+/// then each output, as bytes (so that it can run in the worker process).
 static std::string compute_reference(const ir::ComputeDAG& dag, codegen::LoadedKernel& kernel,
                                      std::uint64_t seed, const CheckOptions& options) {
   ArgumentBuffers buffers(dag, seed);
@@ -24,17 +27,36 @@ static std::string compute_reference(const ir::ComputeDAG& dag, codegen::LoadedK
   return std::move(w).take();
 }
 
+std::string reference_job(ByteReader& request) {
+  ir::ComputeDAG dag = protocol::get_dag(request);
+  auto seed = request.get<std::uint64_t>();
+  CheckOptions options = read_check_options(request);
+  JitKernel loaded = jit_load(protocol::get_object(request)).take();
+  return compute_reference(dag, *loaded.kernel, seed, options);
+}
+
 Expected<Reference> Reference::create(const ir::ComputeDAG& dag, const Target& target,
                                       std::uint64_t seed, const CheckOptions& options,
                                       const Isolation& isolation) {
   return catch_user_error([&]() -> Expected<Reference> {
     if (auto err = check_memory(dag))
       return *err;
-    auto compiled = jit_compile(schedule::lower_naive(dag), target);
-    if (!compiled)
-      return compiled.error();
-    auto compute = [&] { return compute_reference(dag, *compiled->kernel, seed, options); };
-    auto bytes = call_with(isolation, compute,
+    auto object = compile_object(schedule::lower_naive(dag), target);
+    if (!object)
+      return object.error();
+    auto request = [&] {
+      ByteWriter w;
+      protocol::put_dag(w, dag);
+      w.put(seed);
+      write_check_options(w, options);
+      protocol::put_object(w, *object);
+      return std::move(w).take();
+    };
+    auto here = [&] {
+      JitKernel loaded = jit_load(*object).take();
+      return compute_reference(dag, *loaded.kernel, seed, options);
+    };
+    auto bytes = call_with(isolation, protocol::Job::Reference, request, here,
                            fmt::format("the reference computation of '{}' (its naive kernel and "
                                        "the interpreter)",
                                        dag.name()));
@@ -62,6 +84,28 @@ Expected<Reference> Reference::create(const ir::ComputeDAG& dag, const Target& t
 
 CheckReport Reference::compare(const ir::ComputeDAG& dag, const ArgumentBuffers& candidate) const {
   return compare_outputs(dag, candidate, outputs_, options_, scales_);
+}
+
+void Reference::write(ByteWriter& w) const {
+  w.put(seed_);
+  write_check_options(w, options_);
+  write_check_report(w, interpreter_check_);
+  w.put<std::uint64_t>(outputs_.size());
+  for (const std::vector<double>& output : outputs_)
+    w.put_doubles(output);
+  w.put_doubles(scales_);
+}
+
+Reference Reference::read(ByteReader& r) {
+  Reference ref;
+  ref.seed_ = r.get<std::uint64_t>();
+  ref.options_ = read_check_options(r);
+  ref.interpreter_check_ = read_check_report(r);
+  ref.outputs_.resize(r.get<std::uint64_t>());
+  for (std::vector<double>& output : ref.outputs_)
+    output = r.get_doubles();
+  ref.scales_ = r.get_doubles();
+  return ref;
 }
 
 } // namespace kiln::measure

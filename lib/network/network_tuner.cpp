@@ -76,8 +76,8 @@ Expected<NetworkTuneResult> tune_network(const graph::Network& net, const std::s
   if (!writer)
     return writer.error();
 
-  // Every measurer before anything starts threads: an isolated runner
-  // forks its worker.
+  // Every task's measurer, each with its reference checked, before any task
+  // is tuned.
   std::vector<TaskTuning> tasks(net.tasks.size());
   for (std::size_t t = 0; t < net.tasks.size(); ++t) {
     auto measurer = measure::ProgramMeasurer::create(net.tasks[t].dag, target, so.measure);

@@ -82,8 +82,8 @@ TuningSession::create(const ir::ComputeDAG& dag, const Target& target, SessionOp
   std::unique_ptr<TuningSession> s(new TuningSession());
   s->dag_ = dag;
   s->target_ = target;
-  // The measurer first: an isolated runner forks its worker before this
-  // process starts threads of its own.
+  // The measurer first: an op whose reference fails ends the session before
+  // a model is loaded.
   auto measurer = measure::ProgramMeasurer::create(dag, target, options.measure);
   if (!measurer)
     return measurer.error();

@@ -42,10 +42,12 @@ struct CheckReport {
 
 class ByteWriter;
 class ByteReader;
-/// A report as bytes and back, for a check made in a child process
-/// (isolated_call.h).
+/// A report, and the options, as bytes and back, for a check made in the
+/// worker process (bytes.h, worker.h).
 void write_check_report(ByteWriter& w, const CheckReport& report);
 CheckReport read_check_report(ByteReader& r);
+void write_check_options(ByteWriter& w, const CheckOptions& options);
+CheckOptions read_check_options(ByteReader& r);
 
 /// The largest finite |value|: the scale `atol` is relative to.
 double max_finite_abs(const std::vector<double>& values);

@@ -44,7 +44,9 @@ public:
 
 struct MeasureOptions {
   int build_threads = 0; ///< < 1: one per core
-  bool isolate = true;   ///< run trials, and the reference, in a child process
+  /// Run trials, and the reference, in kiln-worker, a process of their own
+  /// (worker.h); runner.worker names its executable.
+  bool isolate = true;
   /// Seconds the isolated reference computation (the naive kernel and the
   /// interpreter, once per run) may take.
   double reference_timeout_seconds = 600;

@@ -8,8 +8,9 @@
 #include "kiln/codegen/target.h"
 #include "kiln/ir/compute_dag.h"
 #include "kiln/measure/argument_buffers.h"
+#include "kiln/measure/bytes.h"
 #include "kiln/measure/checker.h"
-#include "kiln/measure/isolated_call.h"
+#include "kiln/measure/isolation.h"
 
 #include <cstdint>
 #include <vector>
@@ -18,11 +19,13 @@ namespace kiln::measure {
 
 class Reference {
 public:
-  /// Compiles and runs the naive schedule on inputs from `seed` and checks
-  /// it against the interpreter. An Error when the op does not fit in
-  /// memory, the naive kernel itself is wrong (a kiln bug), the interpreter
-  /// fails (e.g. the op reads out of bounds at an index computed from data),
-  /// or, under `isolation`, the computation crashes or passes its timeout.
+  /// Compiles the naive schedule, runs it on inputs from `seed` and checks
+  /// it against the interpreter; under `isolation` the run and the check
+  /// are made in kiln-worker (worker.h). An Error when the op does not fit
+  /// in memory, the naive kernel itself is wrong (a kiln bug), the
+  /// interpreter fails (e.g. the op reads out of bounds at an index
+  /// computed from data), or, under `isolation`, the computation crashes,
+  /// passes its timeout, or the worker cannot be started.
   static Expected<Reference> create(const ir::ComputeDAG& dag, const Target& target,
                                     std::uint64_t seed, const CheckOptions& options = {},
                                     const Isolation& isolation = {});
@@ -31,6 +34,11 @@ public:
   const CheckReport& interpreter_check() const { return interpreter_check_; }
   /// Every element of every output of `candidate` against the reference.
   CheckReport compare(const ir::ComputeDAG& dag, const ArgumentBuffers& candidate) const;
+
+  /// The reference as bytes and back: the isolated runner sends it to its
+  /// worker rather than have the worker compute it again.
+  void write(ByteWriter& w) const;
+  static Reference read(ByteReader& r);
 
 private:
   std::uint64_t seed_ = 0;

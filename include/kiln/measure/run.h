@@ -6,7 +6,7 @@
 #include "kiln/codegen/jit.h"
 #include "kiln/ir/compute_dag.h"
 #include "kiln/measure/checker.h"
-#include "kiln/measure/isolated_call.h"
+#include "kiln/measure/isolation.h"
 #include "kiln/measure/timer.h"
 #include "kiln/schedule/loop_nest.h"
 
@@ -20,15 +20,15 @@ struct RunOptions {
   std::uint64_t seed = 1; ///< input data
   TimingOptions timing;
   CheckOptions check;
-  /// Run, check and time in a child process, so that a kernel that crashes
-  /// or hangs is an Error (compilation stays in this process).
+  /// Run, check and time in kiln-worker (worker.h), so that a kernel that
+  /// crashes or hangs is an Error (compilation stays in this process).
   Isolation isolation;
 };
 
 struct RunReport {
   double flops = 0;
   codegen::CompileTimes compile;
-  double link_ms = 0;
+  double link_ms = 0; ///< loading the object (in the worker when isolated)
   /// The prepack function's one call (constant inputs packed ahead; not
   /// part of the timed calls), or a negative number when it has none.
   double prepack_ms = -1;
@@ -46,6 +46,11 @@ struct JitKernel {
   codegen::CompileTimes times;
 };
 
+/// Compiles `func` for `target` into an object.
+Expected<codegen::ObjectCode> compile_object(const schedule::LoweredFunc& func,
+                                             const Target& target);
+/// Loads `object` into a JIT of its own.
+Expected<JitKernel> jit_load(const codegen::ObjectCode& object);
 /// Compiles `func` for `target` and loads it.
 Expected<JitKernel> jit_compile(const schedule::LoweredFunc& func, const Target& target);
 

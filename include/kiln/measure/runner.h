@@ -4,10 +4,12 @@
 //
 // Two runners share one implementation of a trial:
 //  - in-process: fastest, but a kernel that crashes takes the process down;
-//  - isolated (`kiln tune --isolate`, the default there): trials run in a
-//    forked worker process; a crash (e.g. SIGSEGV) or a trial that passes
-//    the timeout kills the worker, the error is recorded, and a fresh worker
-//    takes the next candidate.
+//  - isolated (the default of `kiln tune`; --no-isolate turns it off):
+//    trials run in kiln-worker, a process started with posix_spawn (never a
+//    fork of this one, which may be a multithreaded host: worker.h); a
+//    crash (e.g. SIGSEGV) or a trial that passes the timeout kills the
+//    worker, the error is recorded, and a fresh worker takes the next
+//    candidate.
 #ifndef KILN_MEASURE_RUNNER_H
 #define KILN_MEASURE_RUNNER_H
 
@@ -19,6 +21,7 @@
 #include "kiln/record/record.h"
 
 #include <memory>
+#include <string>
 
 namespace kiln::measure {
 
@@ -33,6 +36,10 @@ struct RunnerOptions {
   /// batch (0: always time fully). Only a run as long as a timed repeat
   /// (timing.min_repeat_ms) counts: see timed_by_checked_run.
   double slow_cutoff_ratio = 4;
+  /// The kiln-worker executable of the isolated runner (and of the
+  /// isolated reference); empty: kiln::worker_executable() ($KILN_WORKER,
+  /// the build tree's, or the installed one).
+  std::string worker;
 };
 
 /// Whether a candidate whose checked (first, cold) run took `first_seconds`
@@ -61,8 +68,10 @@ Expected<std::unique_ptr<Runner>> make_local_runner(const ir::ComputeDAG& dag,
                                                     const Reference& reference,
                                                     const RunnerOptions& options);
 
-/// Runs candidates in a forked worker process, replaced after a crash or a
-/// timeout. Create it early, before the process starts threads of its own.
+/// Runs candidates in a kiln-worker process, replaced after a crash or a
+/// timeout. Safe in a multithreaded process: the worker is spawned, not
+/// forked. A "worker-missing" Error when `options.worker` (or the default)
+/// cannot be executed.
 Expected<std::unique_ptr<Runner>> make_isolated_runner(const ir::ComputeDAG& dag,
                                                        const Reference& reference,
                                                        const RunnerOptions& options);

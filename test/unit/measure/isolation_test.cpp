@@ -1,8 +1,10 @@
 // What an op may do to the process that measures it: crash or hang in the
-// reference computation or a kernel run, or need more memory than there is.
+// reference computation or a kernel run (both in kiln-worker), or need more
+// memory than there is.
 #include "kiln/codegen/target.h"
 #include "kiln/ir/parser.h"
-#include "kiln/measure/isolated_call.h"
+#include "kiln/measure/bytes.h"
+#include "kiln/measure/isolation.h"
 #include "kiln/measure/measurer.h"
 #include "kiln/measure/memory.h"
 #include "kiln/measure/reference.h"
@@ -10,9 +12,6 @@
 #include "kiln/schedule/lower.h"
 
 #include <catch2/catch.hpp>
-
-#include <csignal>
-#include <thread>
 
 using namespace kiln;
 using namespace kiln::measure;
@@ -29,46 +28,38 @@ static ir::ComputeDAG parse(const std::string& text) {
 static const char* kDataIndexedOp = "op gather\ninput A : f32[4]\ninput I : i32[4]\n"
                                     "output B[i < 4] = A[I[i] * 100000000 + 50000000]\n";
 
-TEST_CASE("call_isolated returns the child's answer, its user error, a crash or a timeout",
-          "[measure][isolate]") {
-  auto value = call_isolated([] { return std::string("bytes\0back", 10); }, 5, "the test", "-t");
-  REQUIRE(value.ok());
-  REQUIRE(*value == std::string("bytes\0back", 10));
+TEST_CASE("the worker's user error, and a large answer, come back whole", "[measure][isolate]") {
+  Target target = codegen::host_target();
+  // I[i] + 4 leaves A for some seeded I: the naive kernel reads beside A
+  // without crashing, the interpreter refuses it with an Error of its own.
+  ir::ComputeDAG beside = parse("op beside\ninput A : f32[4]\ninput I : i32[4]\n"
+                                "output B[i < 4] = A[I[i] + 4]\n");
+  auto in_worker = Reference::create(beside, target, 1, {}, Isolation{true, 30, "--ref"});
+  auto in_process = Reference::create(beside, target, 1);
+  REQUIRE_FALSE(in_worker.ok());
+  REQUIRE_FALSE(in_process.ok());
+  REQUIRE(in_worker.error().id() == "out-of-bounds");
+  REQUIRE(in_worker.error().message() == in_process.error().message());
 
-  auto error = call_isolated(
-      []() -> std::string {
-        throw UserError(Error("some-id", "what went wrong", SourceLocation{"f.kop", 3, 7, "x"}));
-      },
-      5, "the test", "-t");
-  REQUIRE_FALSE(error.ok());
-  REQUIRE(error.error().id() == "some-id");
-  REQUIRE(error.error().location().line == 3);
-
-  auto crash = call_isolated(
-      []() -> std::string {
-        std::raise(SIGSEGV);
-        return "";
-      },
-      5, "the crashing test", "-t");
-  REQUIRE_FALSE(crash.ok());
-  REQUIRE(crash.error().id() == "crashed");
-  REQUIRE_THAT(crash.error().message(), Catch::Contains("the crashing test crashed: signal 11"));
-
-  auto hang = call_isolated(
-      []() -> std::string {
-        std::this_thread::sleep_for(std::chrono::seconds(60));
-        return "";
-      },
-      0.3, "the hanging test", "--its-timeout");
-  REQUIRE_FALSE(hang.ok());
-  REQUIRE(hang.error().id() == "timed-out");
-  REQUIRE_THAT(hang.error().message(),
-               Catch::Contains("within 0.3 s") && Catch::Contains("--its-timeout"));
-
-  // A large answer comes back whole through the pipe.
-  auto large = call_isolated([] { return std::string(5 << 20, 'x'); }, 30, "the test", "-t");
-  REQUIRE(large.ok());
-  REQUIRE(large->size() == (5u << 20));
+  // 8 MiB of reference outputs through the pipe, the same as computed here.
+  ir::ComputeDAG large = parse("op large\ninput A : f32[1024, 1024]\n"
+                               "output B[i < 1024, j < 1024] = A[i, j] * 2.0\n");
+  auto far = Reference::create(large, target, 3, {}, Isolation{true, 60, "--ref"});
+  auto near = Reference::create(large, target, 3);
+  REQUIRE(far.ok());
+  REQUIRE(near.ok());
+  ByteWriter far_bytes, near_bytes;
+  far->write(far_bytes);
+  near->write(near_bytes);
+  std::string bytes = std::move(far_bytes).take();
+  REQUIRE(bytes.size() > (8u << 20));
+  REQUIRE(bytes == std::move(near_bytes).take());
+  // And a reference read back from its bytes is the same reference.
+  ByteReader r(bytes);
+  ByteWriter again;
+  Reference::read(r).write(again);
+  REQUIRE(r.at_end());
+  REQUIRE(std::move(again).take() == bytes);
 }
 
 TEST_CASE("the isolated reference reports a crashing or hanging op as an error",
