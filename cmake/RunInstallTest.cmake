@@ -61,3 +61,17 @@ separate_arguments(flags UNIX_COMMAND "${flags}")
 run(COMMAND ${CC} -std=c11 -Wall -Wextra -Werror "${KILN_SOURCE}/examples/c-api/main.c" ${flags}
             -o "${WORK}/kiln-c-example")
 run(COMMAND "${WORK}/kiln-c-example" "${WORK}/toy.jsonl" EXPECT "max error")
+
+# Kernels exported by the installed tool, linked into a C program with only
+# the generated header and archive: two matmul shapes and a conv, tuned
+# briefly (the installed kiln-worker measures them).
+set(ops "${KILN_SOURCE}/examples/c-export/ops")
+foreach(op matmul_64 matmul_48x80x36 conv2d_16x14x14_32)
+  run(COMMAND "${prefix}/bin/kiln" tune "${ops}/${op}.kop" --trials 12 --log "${WORK}/export.jsonl")
+endforeach()
+run(COMMAND "${prefix}/bin/kiln" export "${WORK}/export.jsonl" --ops "${ops}" -o "${WORK}/export"
+            --name kernels EXPECT "exact")
+run(COMMAND ${CC} -std=c11 -Wall -Wextra -Werror "${KILN_SOURCE}/examples/c-export/main.c"
+            "-I${WORK}/export" "${WORK}/export/libkernels.a" -lpthread -lm
+            -o "${WORK}/c-export")
+run(COMMAND "${WORK}/c-export" EXPECT "all kernels match")

@@ -205,6 +205,36 @@ const char* kiln_kernel_source(const kiln_kernel* kernel);
 kiln_status kiln_kernel_prepack(kiln_kernel* kernel, void* const* args);
 kiln_status kiln_kernel_run(kiln_kernel* kernel, void* const* args);
 
+/* ---- export: tuned kernels as object code ----------------------------- */
+
+typedef struct kiln_export_options {
+  size_t size;          /* sizeof(kiln_export_options), set by init */
+  const char* out_dir;  /* the folder written (created); required */
+  const char* name;     /* libNAME.a and NAME.h; a C identifier; default "kiln_kernels" */
+  int shared;           /* also libNAME.so (this machine's targets only) */
+  int allow_any_target; /* a backend for another CPU may take records of any CPU */
+} kiln_export_options;
+
+void kiln_export_options_init(kiln_export_options* options);
+
+typedef struct kiln_exported kiln_exported;
+
+/* Compiles each op with the backend's best record for its target (naive
+ * without one) and writes one object per kernel, NAME.h and libNAME.a
+ * (docs/library.md, "Export"). `out` (may be NULL) describes what was
+ * written. */
+kiln_status kiln_export(kiln_backend* backend, const kiln_op* const* ops, size_t count,
+                        const kiln_export_options* options, kiln_exported** out);
+void kiln_exported_destroy(kiln_exported* exported);
+size_t kiln_exported_num_kernels(const kiln_exported* exported);
+/* The kernels' entry points, kiln_<op>_<8 hex digits>: one per distinct op, in the
+ * order of `ops`. */
+const char* kiln_exported_symbol(const kiln_exported* exported, size_t index);
+const char* kiln_exported_header(const kiln_exported* exported);
+const char* kiln_exported_archive(const kiln_exported* exported);
+/* What a program linking the archive adds, e.g. "-lpthread -lm". */
+const char* kiln_exported_link_flags(const kiln_exported* exported);
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,6 +2,7 @@
 
 #include "kiln/codegen/compiler.h"
 #include "kiln/codegen/target.h"
+#include "kiln/export/choose_records.h"
 #include "kiln/schedule/lower.h"
 #include "kiln/schedule/state.h"
 #include "kiln/support/install_paths.h"
@@ -80,6 +81,7 @@ std::optional<Error> Backend::load_logs(const std::vector<std::string>& paths) {
     records_.push_back(std::move(r));
   for (std::string& w : log->warnings)
     warnings_.push_back(std::move(w));
+  log_files_.insert(log_files_.end(), paths.begin(), paths.end());
   return std::nullopt;
 }
 
@@ -133,6 +135,17 @@ Expected<std::unique_ptr<Kernel>> Backend::compile(const ir::ComputeDAG& dag,
   if (!loaded)
     return loaded.error();
   return std::unique_ptr<Kernel>(new Kernel(dag, std::move(*loaded), std::move(source)));
+}
+
+Expected<export_::ExportResult> Backend::export_kernels(const std::vector<ir::ComputeDAG>& dags,
+                                                        export_::ExportOptions options,
+                                                        bool allow_any_target) const {
+  auto items = export_::choose_records(dags, records_, {target_, !host_, allow_any_target});
+  if (!items)
+    return items.error();
+  options.target = target_;
+  options.inputs.insert(options.inputs.end(), log_files_.begin(), log_files_.end());
+  return export_::export_kernels(*items, options);
 }
 
 search::SessionOptions Backend::tune_options(const std::string& log) const {

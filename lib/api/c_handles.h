@@ -19,6 +19,10 @@ struct kiln_op {
   std::string workload_key;
 };
 
+struct kiln_exported {
+  kiln::export_::ExportResult result;
+};
+
 struct kiln_kernel {
   std::unique_ptr<kiln::api::Kernel> impl;
 };

@@ -119,6 +119,28 @@ int main(int argc, char** argv) {
   CHECK(matmul_error(kernel, 24, 40, 36) < 1e-4);
   kiln_kernel_destroy(kernel);
 
+  /* Export the tuned kernel: object code, a header and an archive. */
+  char out_dir[4096];
+  snprintf(out_dir, sizeof out_dir, "%s.export", log);
+  kiln_export_options export_options;
+  kiln_export_options_init(&export_options);
+  export_options.out_dir = out_dir;
+  export_options.name = "capi_kernels";
+  kiln_exported* exported = NULL;
+  const kiln_op* export_ops[] = {op, op};
+  REQUIRE(kiln_export(backend, export_ops, 2, &export_options, &exported) == KILN_OK);
+  CHECK(kiln_exported_num_kernels(exported) == 1); /* one per distinct op */
+  CHECK(strncmp(kiln_exported_symbol(exported, 0), "kiln_matmul_", 12) == 0);
+  CHECK(strncmp(kiln_exported_symbol(exported, 0) + 12, kiln_op_workload_key(op) + 7, 8) == 0);
+  FILE* header = fopen(kiln_exported_header(exported), "r");
+  CHECK(header != NULL);
+  if (header)
+    fclose(header);
+  CHECK(strstr(kiln_exported_archive(exported), "libcapi_kernels.a") != NULL);
+  kiln_exported_destroy(exported);
+  export_options.name = "not an identifier";
+  CHECK(kiln_export(backend, export_ops, 1, &export_options, NULL) == KILN_ERROR_EXPORT);
+
   /* Another shape has no record: the naive kernel, still right. */
   const char* other_sets[] = {"M=5", "N=7", "K=3"};
   kiln_op* other = NULL;

@@ -8,6 +8,7 @@
 #define KILN_API_BACKEND_H
 
 #include "kiln/codegen/jit.h"
+#include "kiln/export/export.h"
 #include "kiln/ir/compute_dag.h"
 #include "kiln/record/history.h"
 #include "kiln/record/record.h"
@@ -106,6 +107,15 @@ public:
   tune(const ir::ComputeDAG& dag, const search::SessionOptions& options,
        const std::function<void(const search::RoundStats&)>& progress = nullptr);
 
+  /// Exports `dags` for the backend's target (export_::export_kernels):
+  /// each with the loaded logs' best record for it, or naive. For a backend
+  /// of another machine a record must be of its CPU or family, unless
+  /// `allow_any_target` (export_::choose_records). `options.target` is set
+  /// to the backend's; the loaded logs' files count as inputs.
+  Expected<export_::ExportResult> export_kernels(const std::vector<ir::ComputeDAG>& dags,
+                                                 export_::ExportOptions options,
+                                                 bool allow_any_target = false) const;
+
 private:
   explicit Backend(const Target& target);
   Target target_;
@@ -114,6 +124,7 @@ private:
   std::unique_ptr<codegen::Jit> jit_;
   std::vector<record::Record> records_;
   std::vector<std::string> warnings_;
+  std::vector<std::string> log_files_;
 };
 
 } // namespace kiln::api
