@@ -50,7 +50,7 @@ run(COMMAND ${CMAKE_COMMAND} -S "${KILN_SOURCE}/examples/backend" -B "${WORK}/ba
 run(COMMAND ${CMAKE_COMMAND} --build "${WORK}/backend")
 run(COMMAND "${WORK}/backend/toy-backend" --log "${WORK}/toy.jsonl" --tune 8
     EXPECT "max error")
-run(COMMAND "${WORK}/backend/toy-backend" --log "${WORK}/toy.jsonl" EXPECT "(same CPU)")
+run(COMMAND "${WORK}/backend/toy-backend" --log "${WORK}/toy.jsonl" EXPECT "(exact CPU)")
 
 # A C program through pkg-config.
 run(COMMAND pkg-config --cflags --libs --static kiln ENV "PKG_CONFIG_PATH=${prefix}/lib/pkgconfig")

@@ -148,7 +148,7 @@ typedef struct kiln_best {
   int64_t trial;  /* the record's trial in its run; -1 without one */
   double seconds; /* its median time where it was measured; -1 without */
   double gflops;  /* 0 without a record */
-  /* "trial 412 of online/evolutionary/seed=1, 81.30 GFLOPS on znver5 (same
+  /* "trial 412 of online/evolutionary/seed=1, 81.30 GFLOPS on znver5 (exact
    * CPU)" or "no record of ...: the naive schedule"; valid until the next
    * kiln_backend_best on this backend. */
   const char* description;

@@ -11,18 +11,6 @@
 
 namespace kiln::api {
 
-const char* match_name(record::TargetMatch match) {
-  switch (match) {
-  case record::TargetMatch::Exact:
-    return "same CPU";
-  case record::TargetMatch::SameFamily:
-    return "same CPU family";
-  case record::TargetMatch::Any:
-    return "another CPU";
-  }
-  return "?";
-}
-
 BestRecord apply_history_best(const std::vector<record::Record>& records, const ir::ComputeDAG& dag,
                               const Target& target) {
   BestRecord best;
@@ -34,7 +22,7 @@ BestRecord apply_history_best(const std::vector<record::Record>& records, const 
   }
   best.record = *r;
   best.description = fmt::format("trial {} of {}, {:.2f} GFLOPS on {} ({})", r->trial, r->run,
-                                 r->gflops(), r->target.cpu, match_name(best.match));
+                                 r->gflops(), r->target.cpu, record::target_match_name(best.match));
   return best;
 }
 

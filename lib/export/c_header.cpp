@@ -111,8 +111,9 @@ static std::string schedule_line(const HeaderKernel& k) {
   const ExportedKernel& e = k.info;
   if (!e.from_record)
     return " * schedule: " + e.note + "\n";
-  std::string line = fmt::format(" * schedule: trial {} of run \"{}\", {:.2f} GFLOPS on {} ({})\n",
-                                 e.trial, k.run, e.gflops, e.record_cpu, match_name(e.match));
+  std::string line =
+      fmt::format(" * schedule: trial {} of run \"{}\", {:.2f} GFLOPS on {} ({})\n", e.trial, k.run,
+                  e.gflops, e.record_cpu, record::target_match_name(e.match));
   return line;
 }
 

@@ -11,18 +11,6 @@
 
 namespace kiln::export_ {
 
-std::string match_name(record::TargetMatch match) {
-  switch (match) {
-  case record::TargetMatch::Exact:
-    return "exact CPU";
-  case record::TargetMatch::SameFamily:
-    return "same family";
-  case record::TargetMatch::Any:
-    return "another CPU";
-  }
-  kiln_unreachable("unknown target match");
-}
-
 Expected<std::vector<ir::ComputeDAG>> tasks_of_records(const std::vector<record::Record>& records) {
   std::vector<ir::ComputeDAG> tasks;
   std::set<std::string> seen;
@@ -104,7 +92,7 @@ Expected<std::vector<ExportItem>> choose_records(const std::vector<ir::ComputeDA
     item.match = match;
     if (match != record::TargetMatch::Exact)
       item.note = fmt::format("no record of {}: the best of {} ({})", options.target.cpu,
-                              best->target.cpu, match_name(match));
+                              best->target.cpu, record::target_match_name(match));
     items.push_back(std::move(item));
   }
   return items;

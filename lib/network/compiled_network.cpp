@@ -11,18 +11,6 @@
 
 namespace kiln::network {
 
-static const char* match_name(record::TargetMatch m) {
-  switch (m) {
-  case record::TargetMatch::Exact:
-    return "exact target";
-  case record::TargetMatch::SameFamily:
-    return "same CPU family";
-  case record::TargetMatch::Any:
-    return "another CPU";
-  }
-  return "?";
-}
-
 std::vector<TaskSchedule> naive_schedules(const graph::Network& net) {
   return std::vector<TaskSchedule>(net.tasks.size(), TaskSchedule{std::nullopt, "naive", -1});
 }
@@ -39,7 +27,7 @@ std::vector<TaskSchedule> schedules_from_records(const graph::Network& net,
       auto state = schedule::State::replay(task.dag, best->config.steps);
       if (state.ok()) {
         s.state = std::move(*state);
-        s.source = fmt::format("log: trial {} ({})", best->trial, match_name(match));
+        s.source = fmt::format("log: trial {} ({})", best->trial, record::target_match_name(match));
         s.record_ms = best->result.median() * 1e3;
       } else {
         s.source = fmt::format("naive (trial {}'s steps do not apply: {})", best->trial,

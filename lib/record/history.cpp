@@ -6,6 +6,18 @@
 
 namespace kiln::record {
 
+const char* target_match_name(TargetMatch match) {
+  switch (match) {
+  case TargetMatch::Exact:
+    return "exact CPU";
+  case TargetMatch::SameFamily:
+    return "same family";
+  case TargetMatch::Any:
+    return "another CPU";
+  }
+  return "?";
+}
+
 TargetMatch target_match(const Target& have, const Target& want) {
   if (have.triple == want.triple && have.cpu == want.cpu)
     return TargetMatch::Exact;

@@ -112,7 +112,7 @@ int main(int argc, char** argv) {
   kiln_best best;
   REQUIRE(kiln_backend_best(backend, op, &best) == KILN_OK);
   CHECK(best.match == KILN_MATCH_SAME_CPU && best.trial >= 0 && best.gflops > 0);
-  CHECK(strstr(best.description, "same CPU") != NULL);
+  CHECK(strstr(best.description, "exact CPU") != NULL);
   kiln_kernel* kernel = NULL;
   REQUIRE(kiln_kernel_compile(backend, op, &kernel) == KILN_OK);
   CHECK(strstr(kiln_kernel_source(kernel), "trial") != NULL);

@@ -113,7 +113,7 @@ static int run(const ExportFlags& f) {
              "match");
   for (const export_::ExportedKernel& k : result->kernels)
     fmt::print("{:<{}}  {:<16} {:<30} {:<36} {}\n", k.symbol, width, k.op_name, k.workload_key,
-               record_text(k), k.from_record ? export_::match_name(k.match) : "-");
+               record_text(k), k.from_record ? record::target_match_name(k.match) : "-");
   for (const export_::ExportedKernel& k : result->kernels)
     if (!k.note.empty() && (k.from_record ? k.match != record::TargetMatch::Exact : true))
       fmt::print("note: {}: {}\n", k.symbol, k.note);

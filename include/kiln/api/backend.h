@@ -30,13 +30,10 @@ struct BestRecord {
   std::optional<record::Record> record; ///< none: no valid record, the naive schedule
   record::TargetMatch match = record::TargetMatch::Any;
   /// Which record and why: "trial 412 of online/evolutionary/seed=1, 81.3
-  /// GFLOPS on znver5 (same CPU)", or "no record of matmul-…: the naive
+  /// GFLOPS on znver5 (exact CPU)", or "no record of matmul-…: the naive
   /// schedule".
   std::string description;
 };
-
-/// "same CPU", "same CPU family", "another CPU".
-const char* match_name(record::TargetMatch match);
 
 /// The best valid record of `dag`'s workload among `records` for `target`:
 /// the same CPU, else the same family (architecture and vector width),

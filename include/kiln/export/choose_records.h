@@ -42,9 +42,6 @@ Expected<std::vector<ExportItem>> choose_records(const std::vector<ir::ComputeDA
                                                  const std::vector<record::Record>& records,
                                                  const ChooseOptions& options);
 
-/// "exact CPU", "same family", "another CPU".
-std::string match_name(record::TargetMatch match);
-
 } // namespace kiln::export_
 
 #endif // KILN_EXPORT_CHOOSE_RECORDS_H

@@ -20,6 +20,10 @@ enum class TargetMatch : std::uint8_t { Exact, SameFamily, Any };
 /// SameFamily: the same architecture and vector width; else Any.
 TargetMatch target_match(const Target& have, const Target& want);
 
+/// "exact CPU", "same family", "another CPU": how every command and API
+/// says which record it took.
+const char* target_match_name(TargetMatch match);
+
 /// One record per config, of the valid ones given (of one task): for each
 /// config, the record whose median time is the median of all its records'
 /// medians (the faster middle one of an even count), in order of the
