@@ -1,14 +1,19 @@
 // The backend API: apply history best, compile and call, tune.
+#include "c_handles.h"
+
 #include "kiln/api/backend.h"
 #include "kiln/codegen/target.h"
 #include "kiln/ir/builder.h"
 #include "kiln/ir/interpreter.h"
+#include "kiln/ir/parser.h"
+#include "kiln/schedule/transform_step.h"
 
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
 #include <filesystem>
 #include <random>
+#include <stdexcept>
 
 using namespace kiln;
 
@@ -122,4 +127,50 @@ TEST_CASE("A backend for another CPU looks up records but compiles no in-process
   REQUIRE_FALSE(kernel.ok());
   CHECK(kernel.error().id() == "not-this-machine");
   CHECK_THAT(kernel.error().message(), Catch::Contains("kiln export"));
+}
+
+TEST_CASE("A kernel whose schedule packs a weight refuses to run before prepack") {
+  auto dag = ir::parse_op_file(std::string(KILN_SOURCE_DIR) + "/ops/conv2d_nchw.kop",
+                               {{"C", "3"}, {"H", "10"}, {"W", "9"}, {"K", "8"}});
+  REQUIRE(dag.ok());
+  auto steps = schedule::steps_from_json(R"([
+    {"step":"compute_inline","stage":"padded"},
+    {"step":"cache_read","stage":"kernel","reader":"conv"}])");
+  REQUIRE(steps.ok());
+  record::Record packing;
+  packing.task = record::TaskInfo::from_dag(*dag, "backend_test");
+  packing.config.steps = *steps;
+  auto backend = api::Backend::create();
+  REQUIRE(backend.ok());
+  auto kernel = (*backend)->compile(*dag, packing, "a packing schedule");
+  REQUIRE(kernel.ok());
+  std::vector<Buffer> buffers;
+  std::vector<void*> args;
+  for (int s : dag->arguments()) {
+    buffers.push_back(buffer(dag->stage(s).num_elements()));
+    std::fill(buffers.back().get(), buffers.back().get() + dag->stage(s).num_elements(), 1.0f);
+    args.push_back(buffers.back().get());
+  }
+  auto err = (*kernel)->run(args.data());
+  REQUIRE(err);
+  CHECK(err->id() == "not-prepacked");
+  (*kernel)->prepack(args.data());
+  CHECK_FALSE((*kernel)->run(args.data()));
+  CHECK(max_error(**kernel) < 1e-4);
+}
+
+TEST_CASE("The C API reports bad arguments and anything thrown as statuses with ids") {
+  kiln_op* op = nullptr;
+  CHECK(kiln_op_parse(nullptr, nullptr, 0, &op) == KILN_ERROR_ARGUMENT);
+  CHECK(std::string(kiln_last_error_id()) == "bad-argument");
+  CHECK(capi::guarded(KILN_ERROR_TUNE, []() -> kiln_status { throw std::bad_alloc(); }) ==
+        KILN_ERROR_TUNE);
+  CHECK(std::string(kiln_last_error_id()) == "out-of-memory");
+  CHECK(capi::guarded(KILN_ERROR_TUNE, []() -> kiln_status {
+          throw std::runtime_error("a bug");
+        }) == KILN_ERROR_INTERNAL);
+  CHECK(std::string(kiln_last_error_id()) == "internal-error");
+  CHECK_THAT(std::string(kiln_last_error()), Catch::Contains("a bug"));
+  CHECK(capi::guarded(KILN_ERROR_TUNE, [] { return KILN_OK; }) == KILN_OK);
+  CHECK(std::string(kiln_last_error_id()).empty());
 }
