@@ -225,6 +225,12 @@ typedef struct kiln_exported kiln_exported;
  * written. */
 kiln_status kiln_export(kiln_backend* backend, const kiln_op* const* ops, size_t count,
                         const kiln_export_options* options, kiln_exported** out);
+/* Loads an ONNX model and exports every task of it as kiln_export does,
+ * plus NAME_model.o with NAME_create, NAME_run and NAME_destroy, which run
+ * the whole model (docs/library.md, "A whole model"). A model that cannot
+ * be read or is not supported is KILN_ERROR_IO or KILN_ERROR_PARSE. */
+kiln_status kiln_export_model(kiln_backend* backend, const char* model_path,
+                              const kiln_export_options* options, kiln_exported** out);
 void kiln_exported_destroy(kiln_exported* exported);
 size_t kiln_exported_num_kernels(const kiln_exported* exported);
 /* The kernels' entry points, kiln_<op>_<8 hex digits>: one per distinct op, in the
@@ -234,6 +240,9 @@ const char* kiln_exported_header(const kiln_exported* exported);
 const char* kiln_exported_archive(const kiln_exported* exported);
 /* What a program linking the archive adds, e.g. "-lpthread -lm". */
 const char* kiln_exported_link_flags(const kiln_exported* exported);
+/* The file name of NAME_model.o in the export's folder, for a model export
+ * (kiln_export_model); "" otherwise. */
+const char* kiln_exported_model_object(const kiln_exported* exported);
 
 #ifdef __cplusplus
 }

@@ -136,6 +136,16 @@ Expected<export_::ExportResult> Backend::export_kernels(const std::vector<ir::Co
   return export_::export_kernels(*items, options);
 }
 
+Expected<export_::ExportResult> Backend::export_model(const graph::Network& net,
+                                                      export_::ExportOptions options,
+                                                      bool allow_any_target) const {
+  options.network = &net;
+  std::vector<ir::ComputeDAG> dags;
+  for (const graph::Task& task : net.tasks)
+    dags.push_back(task.dag);
+  return export_kernels(dags, std::move(options), allow_any_target);
+}
+
 search::SessionOptions Backend::tune_options(const std::string& log) const {
   search::SessionOptions options;
   options.default_model = data_dir() + "/kiln-default.model";

@@ -74,8 +74,8 @@ static void optimize(llvm::Module& module, llvm::TargetMachine& machine, const T
   passes.run(module, mam);
 }
 
-static Expected<std::vector<char>> emit_file(llvm::Module& module, llvm::TargetMachine& machine,
-                                             llvm::CodeGenFileType type) {
+Expected<std::vector<char>> emit_file(llvm::Module& module, llvm::TargetMachine& machine,
+                                      llvm::CodeGenFileType type) {
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream os(buffer);
   llvm::legacy::PassManager passes;

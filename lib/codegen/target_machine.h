@@ -4,9 +4,11 @@
 
 #include "kiln/codegen/target.h"
 
+#include <llvm/IR/Module.h>
 #include <llvm/Target/TargetMachine.h>
 
 #include <memory>
+#include <vector>
 
 namespace kiln::codegen {
 
@@ -15,6 +17,10 @@ void initialize_llvm_targets();
 
 /// A TargetMachine for `target` at -O3 with position-independent code.
 Expected<std::unique_ptr<llvm::TargetMachine>> create_target_machine(const Target& target);
+
+/// The module as an object or assembly file for the machine's target.
+Expected<std::vector<char>> emit_file(llvm::Module& module, llvm::TargetMachine& machine,
+                                      llvm::CodeGenFileType type);
 
 } // namespace kiln::codegen
 

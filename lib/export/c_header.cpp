@@ -177,6 +177,7 @@ std::string c_header(const HeaderInfo& info, const std::vector<HeaderKernel>& ke
       " * Link: cc app.c -I<dir> -L<dir> -l{name} {flags}\n"
       "{runtime}"
       "{calls}"
+      "{model}"
       " *\n"
       " * Every kernel is a C function (kiln's docs/kernel-abi.md and docs/library.md):\n"
       " *  - one pointer per tensor: the inputs in the op's order, then the outputs,\n"
@@ -209,12 +210,18 @@ std::string c_header(const HeaderInfo& info, const std::vector<HeaderKernel>& ke
                              ? " (_ZGV*: glibc's libmvec, which -lm links on "
                                "glibc; add -lmvec where it does not)"
                              : "")),
+      fmt::arg("model", info.model_block.empty()
+                            ? std::string()
+                            : fmt::format(" * {0}_create, {0}_run and {0}_destroy (at the end) run "
+                                          "the whole model.\n",
+                                          info.name)),
       fmt::arg("guard", guard));
   out += "/* The runtime: threads and aligned buffers. */\n";
   out += runtime_header();
   out += "\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
   for (const HeaderKernel& k : kernels)
     out += kernel_block(k);
+  out += info.model_block;
   out += fmt::format("#ifdef __cplusplus\n}}\n#endif\n\n#endif /* {} */\n", guard);
   return out;
 }

@@ -27,6 +27,8 @@ struct HeaderInfo {
   /// Functions the kernels call besides the runtime: "expf, _ZGVeN16v_expf".
   std::vector<std::string> external_calls;
   bool runtime_in_archive = true; ///< else kiln_runtime.c is next to it
+  /// A network export's whole-model declarations (model_export.h), or empty.
+  std::string model_block;
 };
 
 /// The text of NAME.h.

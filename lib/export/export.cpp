@@ -2,10 +2,12 @@
 
 #include "c_header.h"
 #include "embedded_runtime.h"
+#include "model_export.h"
 #include "shared_library.h"
 
 #include "kiln/codegen/archive.h"
 #include "kiln/codegen/compiler.h"
+#include "kiln/codegen/model_program.h"
 #include "kiln/schedule/lower.h"
 #include "kiln/schedule/state.h"
 #include "kiln/support/output_file.h"
@@ -138,6 +140,7 @@ Expected<ExportResult> export_kernels(const std::vector<ExportItem>& items,
   std::vector<codegen::ArchiveMember> members;
   std::vector<HeaderKernel> header_kernels;
   std::set<std::string> external;
+  std::map<std::string, KernelEntry> entries; // by workload key, for a whole model
   for (std::size_t i = 0; i < unique.size(); ++i) {
     const ExportItem& item = *unique[i];
     auto state = item_state(item);
@@ -164,13 +167,34 @@ Expected<ExportResult> export_kernels(const std::vector<ExportItem>& items,
     for (const std::string& s : codegen::undefined_symbols(object->bytes))
       if (is_external_call(s))
         external.insert(s);
+    entries[kernel.workload_key] = {object->packed_kernel, object->packed_prepack,
+                                    object->packed_bytes};
     members.push_back({kernel.object_file, std::move(object->bytes)});
     header_kernels.push_back(
         {kernel, &item.dag, func->args, item.record ? item.record->run : std::string()});
     result.kernels.push_back(std::move(kernel));
   }
 
-  HeaderInfo info{options.name, options.target, "", {external.begin(), external.end()}, true};
+  if (options.network) {
+    ExportedModel model;
+    const codegen::ModelProgram program =
+        model_program(*options.network, options.name, entries, model);
+    auto object = codegen::compile_model_program(program, options.target);
+    if (!object)
+      return object.error();
+    model.object_file = options.name + "_model.o";
+    auto path = writer.write(model.object_file, std::string_view(object->data(), object->size()),
+                             "the whole model's object code");
+    if (!path)
+      return path.error();
+    members.push_back({model.object_file, std::move(*object)});
+    result.model = model;
+  }
+
+  HeaderInfo info{options.name, options.target, "", {external.begin(), external.end()}, true, ""};
+  if (result.model)
+    info.model_block =
+        model_header_block(*options.network, options.name, options.model_file, *result.model);
   info.link_flags = link_flags(info.external_calls);
   result.link_flags = info.link_flags;
   info.runtime_in_archive = codegen::host_object_code_fits(options.target);

@@ -1,6 +1,7 @@
 #include "kiln/network/compiled_network.h"
 
 #include "kiln/codegen/compiler.h"
+#include "kiln/network/network_binding.h"
 #include "kiln/record/history.h"
 #include "kiln/schedule/lower.h"
 #include "kiln/support/stopwatch.h"
@@ -8,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <map>
 
 namespace kiln::network {
 
@@ -57,8 +59,6 @@ CompiledNetwork::compile(const graph::Network& net, const std::vector<TaskSchedu
   KILN_ASSERT(schedules.size() == net.tasks.size(), "one schedule per task");
   std::unique_ptr<CompiledNetwork> cn(new CompiledNetwork());
   cn->net_ = &net;
-  cn->plan_ = plan_buffers(net);
-  cn->arena_.reset(aligned_bytes(cn->plan_.arena_bytes));
   auto jit = codegen::Jit::create();
   if (!jit)
     return jit.error();
@@ -68,25 +68,29 @@ CompiledNetwork::compile(const graph::Network& net, const std::vector<TaskSchedu
     return compiler.error();
 
   const graph::Graph& g = net.graph;
-  // Where each tensor's bytes are, for a group that reads or writes it.
-  auto slot_of = [&](int tensor) {
+  const NetworkBinding binding = bind_network(net);
+  cn->plan_ = binding.plan;
+  cn->arena_.reset(aligned_bytes(cn->plan_.arena_bytes));
+  std::map<int, void*> constant_at;
+  for (int tensor : binding.constants) {
     const graph::TensorInfo& t = g.tensor(tensor);
-    if (t.is_constant()) {
-      void* p = aligned_bytes(t.num_elements() * 4);
-      std::memcpy(p, t.data->data(), t.data->size() * sizeof(float));
-      cn->constants_.emplace_back(p);
-      return Slot{Slot::Fixed, p, 0};
+    void* p = aligned_bytes(t.num_elements() * 4);
+    std::memcpy(p, t.data->data(), t.data->size() * sizeof(float));
+    cn->constants_.emplace_back(p);
+    constant_at[tensor] = p;
+  }
+  auto slot_of = [&](const ArgumentPlace& place) {
+    switch (place.kind) {
+    case ArgumentPlace::Arena:
+      return Slot{Slot::Fixed, static_cast<char*>(cn->arena_.get()) + place.offset, 0};
+    case ArgumentPlace::Constant:
+      return Slot{Slot::Fixed, constant_at.at(place.index), 0};
+    case ArgumentPlace::Input:
+      return Slot{Slot::Input, nullptr, place.index};
+    case ArgumentPlace::Output:
+      return Slot{Slot::Output, nullptr, place.index};
     }
-    const int base = g.view_base(tensor);
-    for (std::size_t o = 0; o < g.outputs.size(); ++o)
-      if (g.view_base(g.outputs[o]) == base)
-        return Slot{Slot::Output, nullptr, static_cast<int>(o)};
-    for (std::size_t i = 0; i < g.inputs.size(); ++i)
-      if (g.inputs[i] == base)
-        return Slot{Slot::Input, nullptr, static_cast<int>(i)};
-    auto at = cn->plan_.offsets.find(base);
-    KILN_ASSERT(at != cn->plan_.offsets.end(), "every activation has a buffer");
-    return Slot{Slot::Fixed, static_cast<char*>(cn->arena_.get()) + at->second, 0};
+    kiln_unreachable("unknown argument place");
   };
 
   Stopwatch compile_clock;
@@ -109,20 +113,15 @@ CompiledNetwork::compile(const graph::Network& net, const std::vector<TaskSchedu
       return kernel.error();
     cn->kernels_.push_back(std::move(*kernel));
     std::vector<Slot> slots;
-    for (int tensor : net.kernels[k].arguments)
-      slots.push_back(slot_of(tensor));
+    for (const ArgumentPlace& place : binding.groups[k])
+      slots.push_back(slot_of(place));
     cn->slots_.push_back(std::move(slots));
     cn->args_.emplace_back(net.kernels[k].arguments.size(), nullptr);
   }
   cn->compile_ms_ = compile_clock.elapsed_ms();
 
-  // Outputs no group writes into the caller's buffer: a graph input given
-  // back, or a tensor two outputs name.
-  for (std::size_t o = 0; o < g.outputs.size(); ++o) {
-    Slot s = slot_of(g.outputs[o]);
-    if (s.kind != Slot::Output || s.index != static_cast<int>(o))
-      cn->output_copies_.emplace_back(s, static_cast<int>(o));
-  }
+  for (const OutputCopy& copy : binding.output_copies)
+    cn->output_copies_.push_back({slot_of(copy.from), copy.output, copy.bytes});
 
   // Pack every group's weights once; the activations they would read are
   // the arena's zeros (prepack reads only constants).
@@ -159,15 +158,12 @@ void CompiledNetwork::run(const float* const* inputs, float* const* outputs) {
   bind(inputs, outputs);
   for (std::size_t k = 0; k < kernels_.size(); ++k)
     kernels_[k]->run(args_[k].data());
-  const graph::Graph& g = net_->graph;
-  for (const auto& [from, o] : output_copies_) {
+  for (const Copy& copy : output_copies_) {
+    const Slot& from = copy.from;
     const void* src = from.kind == Slot::Fixed   ? from.address
                       : from.kind == Slot::Input ? static_cast<const void*>(inputs[from.index])
                                                  : outputs[from.index];
-    std::memcpy(
-        outputs[o], src,
-        static_cast<std::size_t>(g.tensor(g.outputs[static_cast<std::size_t>(o)]).num_elements()) *
-            sizeof(float));
+    std::memcpy(outputs[copy.output], src, static_cast<std::size_t>(copy.bytes));
   }
 }
 

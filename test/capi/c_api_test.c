@@ -69,11 +69,12 @@ static double matmul_error(kiln_kernel* kernel, int64_t m, int64_t n, int64_t k)
 }
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: c_api_test LOG\n");
+  if (argc != 3) {
+    fprintf(stderr, "usage: c_api_test LOG MODEL\n");
     return 2;
   }
   const char* log = argv[1];
+  const char* model = argv[2];
   remove(log);
   CHECK(strlen(kiln_version()) > 0);
 
@@ -140,6 +141,29 @@ int main(int argc, char** argv) {
   kiln_exported_destroy(exported);
   export_options.name = "not an identifier";
   CHECK(kiln_export(backend, export_ops, 1, &export_options, NULL) == KILN_ERROR_EXPORT);
+
+  /* A whole model: its kernels (naive: the log has none of its tasks) and
+   * the functions that run it. */
+  snprintf(out_dir, sizeof out_dir, "%s.model-export", log);
+  export_options.name = "capi_model";
+  REQUIRE(kiln_export_model(backend, model, &export_options, &exported) == KILN_OK);
+  CHECK(kiln_exported_num_kernels(exported) > 1);
+  CHECK(strcmp(kiln_exported_model_object(exported), "capi_model_model.o") == 0);
+  header = fopen(kiln_exported_header(exported), "r");
+  CHECK(header != NULL);
+  if (header) {
+    char line[512];
+    int declared = 0;
+    while (fgets(line, sizeof line, header))
+      declared |= strstr(line, "int capi_model_run(capi_model_model* model") != NULL;
+    CHECK(declared);
+    fclose(header);
+  }
+  kiln_exported_destroy(exported);
+  CHECK(kiln_export_model(backend, "/nonexistent/model.onnx", &export_options, &exported) ==
+        KILN_ERROR_IO);
+  CHECK(strcmp(kiln_last_error_id(), "cannot-open-file") == 0);
+  CHECK(exported == NULL);
 
   /* Another shape has no record: the naive kernel, still right. */
   const char* other_sets[] = {"M=5", "N=7", "K=3"};

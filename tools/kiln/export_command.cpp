@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 
 namespace kiln::tool {
 
@@ -29,13 +30,11 @@ struct ExportFlags {
 
 /// The tasks to export: the op files', the model's, or the logs'.
 static Expected<std::vector<ir::ComputeDAG>> tasks_of(const ExportFlags& f,
+                                                      const graph::Network* net,
                                                       const std::vector<record::Record>& records) {
   if (!f.ops_dir.empty())
     return export_::tasks_of_op_folder(f.ops_dir);
-  if (!f.model.empty()) {
-    auto net = graph::load_network(f.model);
-    if (!net)
-      return net.error();
+  if (net) {
     std::vector<ir::ComputeDAG> dags;
     for (const graph::Task& task : net->tasks)
       dags.push_back(task.dag);
@@ -71,7 +70,14 @@ static int run(const ExportFlags& f) {
       return fail(log.error());
     records = std::move(log->records);
   }
-  auto tasks = tasks_of(f, records);
+  std::optional<graph::Network> net;
+  if (!f.model.empty()) {
+    auto loaded = graph::load_network(f.model);
+    if (!loaded)
+      return fail(loaded.error());
+    net = std::move(*loaded);
+  }
+  auto tasks = tasks_of(f, net ? &*net : nullptr, records);
   if (!tasks)
     return fail(tasks.error());
   if (!f.tasks.empty()) {
@@ -101,6 +107,11 @@ static int run(const ExportFlags& f) {
     options.inputs.push_back(f.ops_dir);
   if (!f.model.empty())
     options.inputs.push_back(f.model);
+  // The whole-model function calls every task's kernel.
+  if (net && f.tasks.empty()) {
+    options.network = &*net;
+    options.model_file = f.model;
+  }
   auto result = export_::export_kernels(*items, options);
   if (!result)
     return fail(result.error());
@@ -120,6 +131,18 @@ static int run(const ExportFlags& f) {
   fmt::print("wrote {} files to {}: {} kernel object{}, {}, {}{}\n", result->files.size(), f.out,
              result->kernels.size(), result->kernels.size() == 1 ? "" : "s", result->header,
              result->archive, result->shared_library.empty() ? "" : ", " + result->shared_library);
+  if (result->model)
+    fmt::print("model:    {0}_create, {0}_run, {0}_destroy in {1}: {2} kernel calls, weights "
+               "{3:.1f} MB, state {4:.1f} MB (activations {5:.1f}, packed weights {6:.1f})\n",
+               f.name, result->model->object_file, result->model->calls,
+               static_cast<double>(result->model->weights_bytes) / 1e6,
+               static_cast<double>(result->model->activation_bytes + result->model->packed_bytes) /
+                   1e6,
+               static_cast<double>(result->model->activation_bytes) / 1e6,
+               static_cast<double>(result->model->packed_bytes) / 1e6);
+  else if (net)
+    fmt::print("note:     no whole-model function: --task exports only some of the model's "
+               "kernels\n");
   if (result->runtime_source.empty())
     fmt::print("link:     cc app.c -I{0} -L{0} -l{1} {2}\n", f.out, f.name, result->link_flags);
   else
@@ -139,7 +162,8 @@ Command add_export_command(CLI::App& app, const ToolContext&) {
                               "record gets the naive schedule)");
   auto* model = cmd->add_option("--model", f->model,
                                 "export every task of this ONNX model (a task without a record "
-                                "gets the naive schedule)");
+                                "gets the naive schedule) and NAME_run, which runs the whole "
+                                "model");
   ops->excludes(model);
   cmd->add_option("--task", f->tasks, "only this workload key (repeatable)");
   cmd->add_option("-o,--out", f->out, "the folder to write (created if missing)")->required();

@@ -112,6 +112,11 @@ public:
   Expected<export_::ExportResult> export_kernels(const std::vector<ir::ComputeDAG>& dags,
                                                  export_::ExportOptions options,
                                                  bool allow_any_target = false) const;
+  /// Exports every task of a model as export_kernels does, and the
+  /// functions that run the whole model (docs/library.md, "A whole model").
+  Expected<export_::ExportResult> export_model(const graph::Network& net,
+                                               export_::ExportOptions options,
+                                               bool allow_any_target = false) const;
 
 private:
   explicit Backend(const Target& target);

@@ -5,6 +5,7 @@
 #ifndef KILN_EXPORT_EXPORT_H
 #define KILN_EXPORT_EXPORT_H
 
+#include "kiln/graph/network.h"
 #include "kiln/ir/compute_dag.h"
 #include "kiln/record/history.h"
 #include "kiln/record/record.h"
@@ -38,6 +39,12 @@ struct ExportOptions {
   bool shared = false;
   /// Files the export reads (logs, op files, models): none is overwritten.
   std::vector<std::string> inputs;
+  /// A model's network (`kiln export --model`): the export also holds
+  /// NAME_model.o, whose NAME_create, NAME_run and NAME_destroy run the
+  /// whole model on the exported kernels (docs/library.md, "A whole
+  /// model"). Every task of it must be among the items.
+  const graph::Network* network = nullptr;
+  std::string model_file; ///< the model's file, for the header's comment
 };
 
 struct ExportedKernel {
@@ -57,6 +64,15 @@ struct ExportedKernel {
   std::string note; ///< ExportItem::note
 };
 
+/// The whole-model program of a network export.
+struct ExportedModel {
+  std::string object_file; ///< NAME_model.o in the output folder
+  int calls = 0;           ///< kernel calls a run makes
+  std::int64_t weights_bytes = 0;
+  std::int64_t activation_bytes = 0; ///< the arena NAME_create allocates
+  std::int64_t packed_bytes = 0;     ///< the packed weights, with it
+};
+
 struct ExportResult {
   std::vector<ExportedKernel> kernels;
   std::string header;  ///< NAME.h
@@ -70,6 +86,8 @@ struct ExportResult {
   /// Libraries a program linking the archive also needs ("-lpthread -lm").
   std::string link_flags;
   std::vector<std::string> files; ///< every file written, in order
+  /// Set when ExportOptions::network was.
+  std::optional<ExportedModel> model;
 };
 
 /// Compiles every item for options.target and writes the export into

@@ -73,7 +73,12 @@ private:
   std::vector<std::unique_ptr<void, FreeAligned>> constants_;
   /// Graph outputs whose values another buffer holds (an output that is a
   /// graph input, or a second output of the same tensor): copied after.
-  std::vector<std::pair<Slot, int>> output_copies_;
+  struct Copy {
+    Slot from;
+    int output = 0;
+    std::int64_t bytes = 0;
+  };
+  std::vector<Copy> output_copies_;
   double compile_ms_ = 0, prepack_ms_ = 0;
 };
 
