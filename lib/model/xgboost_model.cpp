@@ -374,7 +374,8 @@ XGBoostModel::~XGBoostModel() {
 
 XGBoostModel::XGBoostModel(XGBoostModel&& other) noexcept
     : params_(std::move(other.params_)), target_(std::move(other.target_)),
-      training_samples_(other.training_samples_), last_(other.last_), booster_(other.booster_) {
+      training_samples_(other.training_samples_), last_(other.last_), booster_(other.booster_),
+      prior_(std::move(other.prior_)), prior_samples_(other.prior_samples_) {
   other.booster_ = nullptr;
 }
 
@@ -386,6 +387,8 @@ XGBoostModel& XGBoostModel::operator=(XGBoostModel&& other) noexcept {
     training_samples_ = other.training_samples_;
     last_ = other.last_;
     booster_ = other.booster_;
+    prior_ = std::move(other.prior_);
+    prior_samples_ = other.prior_samples_;
     other.booster_ = nullptr;
   }
   return *this;
@@ -428,7 +431,36 @@ std::vector<double> XGBoostModel::predict(std::span<const ProgramFeatures* const
 }
 
 void XGBoostModel::train(const std::vector<Sample>& samples) {
-  fit(samples, true);
+  if (prior_.empty()) {
+    fit(samples, true);
+    return;
+  }
+  // A fresh copy of the prior's trees, then the local rounds on top.
+  arm_exit_sentinel();
+  BoosterHandle b = nullptr;
+  check(XGBoosterCreate(nullptr, 0, &b), "BoosterCreate");
+  try {
+    check(XGBoosterLoadModelFromBuffer(b, prior_.data(), prior_.size()), "LoadModelFromBuffer");
+    apply_params(b, params_);
+  } catch (...) {
+    XGBoosterFree(b);
+    throw;
+  }
+  free_booster(booster_);
+  booster_ = b;
+  training_samples_ = prior_samples_;
+  fit(samples, false);
+}
+
+void XGBoostModel::keep_as_prior() {
+  KILN_ASSERT(booster_ != nullptr, "a prior is a trained model");
+  bst_ulong len = 0;
+  const char* bytes = nullptr;
+  check(XGBoosterSaveModelToBuffer(static_cast<BoosterHandle>(booster_), R"({"format": "ubj"})",
+                                   &len, &bytes),
+        "SaveModelToBuffer");
+  prior_.assign(bytes, bytes + len);
+  prior_samples_ = training_samples_;
 }
 
 void XGBoostModel::continue_training(const std::vector<Sample>& samples) {

@@ -24,6 +24,7 @@ Expected<Comparison> compare_modes(const ir::ComputeDAG& dag, const Target& targ
   auto pretrained = load_pretrained_model(options.model_file, options.default_model);
   if (!pretrained)
     return pretrained.error();
+  pretrained->keep_as_prior();
   auto measurer = measure::ProgramMeasurer::create(dag, target, options.measure);
   if (!measurer)
     return measurer.error();

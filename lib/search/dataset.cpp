@@ -28,10 +28,40 @@ std::vector<model::Sample> samples_from_records(const std::vector<record::Record
   auto group = [&](const record::Record& r) {
     return cpus.size() > 1 ? r.task.workload_key + "@" + r.target.cpu : r.task.workload_key;
   };
+  // The samples in an order of their own, not the files': training draws
+  // rows and pairs in sample order, so the same records given in another
+  // order (files swapped, a log merged differently) must train the same
+  // model and score the same figures.
+  struct Keyed {
+    std::string key;
+    const record::Record* record;
+  };
+  std::vector<Keyed> ordered;
+  ordered.reserve(records.size());
+  for (const record::Record& r : records) {
+    std::string knobs;
+    for (const auto& [name, choice] : r.config.knobs)
+      knobs += fmt::format("{}={};", name, choice);
+    ordered.push_back(
+        {fmt::format("{}\n{}\n{}\n{}\n{}", r.task.workload_key, r.target.cpu,
+                     schedule::steps_to_json(r.config.steps), r.config.template_name, knobs),
+         &r});
+  }
+  std::stable_sort(ordered.begin(), ordered.end(), [](const Keyed& a, const Keyed& b) {
+    if (a.key != b.key)
+      return a.key < b.key;
+    // The same program measured twice: by its time, then its trial.
+    const double ta = a.record->result.ok() ? a.record->result.median() : 0;
+    const double tb = b.record->result.ok() ? b.record->result.median() : 0;
+    if (ta != tb)
+      return ta < tb;
+    return a.record->trial < b.record->trial;
+  });
   std::map<std::string, std::optional<ir::ComputeDAG>> dags;
   std::vector<model::Measured> measured;
   measured.reserve(records.size());
-  for (const record::Record& r : records) {
+  for (const Keyed& keyed : ordered) {
+    const record::Record& r = *keyed.record;
     model::Measured& m = measured.emplace_back();
     m.seconds = r.result.ok() ? r.result.median() : 0;
     m.group = group(r);
@@ -208,6 +238,20 @@ Split split_unseen_shapes(const std::vector<record::Record>& records) {
   for (const record::Record& r : records)
     (held.count(r.task.workload_key) ? s.test : s.train).push_back(r);
   return s;
+}
+
+Split split_unseen_cpu(const std::vector<record::Record>& records, const std::string& cpu) {
+  Split s;
+  for (const record::Record& r : records)
+    (r.target.cpu == cpu ? s.test : s.train).push_back(r);
+  return s;
+}
+
+std::vector<std::string> record_cpus(const std::vector<record::Record>& records) {
+  std::set<std::string> cpus;
+  for (const record::Record& r : records)
+    cpus.insert(r.target.cpu);
+  return {cpus.begin(), cpus.end()};
 }
 
 Split split_unseen_ops(const std::vector<record::Record>& records,

@@ -92,6 +92,9 @@ TuningSession::create(const ir::ComputeDAG& dag, const Target& target, SessionOp
     auto loaded = load_pretrained_model(options.model_file, options.default_model);
     if (!loaded)
       return loaded.error();
+    // Retraining keeps the loaded trees and corrects them with this run's
+    // records, rather than replacing them at the first retrain.
+    loaded->keep_as_prior();
     s->model_ = std::make_unique<model::XGBoostModel>(std::move(*loaded));
   } else {
     s->model_ = std::make_unique<model::XGBoostModel>(model::online_training_params());

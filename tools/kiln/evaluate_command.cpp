@@ -5,8 +5,10 @@
 
 #include "kiln/model/evaluation.h"
 #include "kiln/model/xgboost_model.h"
+#include "kiln/search/dataset.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <memory>
 
@@ -29,7 +31,18 @@ static int run(const EvaluateFlags& f) {
   auto samples = samples_of(log->records);
   if (!samples)
     return fail(samples.error());
+  const std::vector<std::string> cpus = search::record_cpus(log->records);
+  if (cpus.size() > 1)
+    fmt::print("all {} CPUs ({}):\n", cpus.size(), fmt::join(cpus, ", "));
   fmt::print("{}", describe_evaluation(model::evaluate(*m, *samples)));
+  // Each machine's records on their own: how the model ranks for that CPU.
+  if (cpus.size() > 1)
+    for (const std::string& cpu : cpus) {
+      auto of_cpu = samples_of(search::split_unseen_cpu(log->records, cpu).test);
+      if (!of_cpu)
+        return fail(of_cpu.error());
+      fmt::print("\n{}:\n{}", cpu, describe_evaluation(model::evaluate(*m, *of_cpu)));
+    }
   return 0;
 }
 

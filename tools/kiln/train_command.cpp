@@ -10,7 +10,9 @@
 #include "kiln/support/stopwatch.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <memory>
 
 namespace kiln::tool {
@@ -33,13 +35,23 @@ static int run(TrainFlags& f) {
   if (!log)
     return fail(log.error());
   search::Split split{log->records, {}};
-  if (f.holdout == "shapes")
+  if (f.holdout == "shapes") {
     split = search::split_unseen_shapes(log->records);
-  else if (f.holdout == "ops")
+  } else if (f.holdout == "ops") {
     split = search::split_unseen_ops(log->records, f.holdout_ops);
-  else if (f.holdout != "none")
-    return fail(
-        Error("bad-option", fmt::format("--holdout {}: use none, shapes or ops", f.holdout)));
+  } else if (f.holdout.rfind("cpu=", 0) == 0) {
+    const std::string cpu = f.holdout.substr(4);
+    const std::vector<std::string> cpus = search::record_cpus(log->records);
+    if (std::find(cpus.begin(), cpus.end(), cpu) == cpus.end() || cpus.size() < 2)
+      return fail(Error("bad-option",
+                        fmt::format("--holdout cpu={}: the logs hold records of {}; name one of "
+                                    "them, and give logs of at least two CPUs",
+                                    cpu, fmt::join(cpus, ", "))));
+    split = search::split_unseen_cpu(log->records, cpu);
+  } else if (f.holdout != "none") {
+    return fail(Error("bad-option",
+                      fmt::format("--holdout {}: use none, shapes, ops or cpu=NAME", f.holdout)));
+  }
   auto train = samples_of(split.train);
   if (!train)
     return fail(train.error());
@@ -74,7 +86,11 @@ Command add_train_command(CLI::App& app, const ToolContext&) {
   CLI::App* cmd = app.add_subcommand("train", "train a cost model on logs");
   cmd->add_option("data", f->data, "logs (JSON lines)")->required();
   cmd->add_option("-o,--output", f->out, "the model file")->capture_default_str();
-  cmd->add_option("--holdout", f->holdout, "none | shapes | ops: hold tasks out to evaluate on")
+  cmd->add_option("--holdout", f->holdout,
+                  "none | shapes | ops | cpu=NAME: hold tasks (or a machine's records) out to "
+                  "evaluate on")
+      ->capture_default_str();
+  cmd->add_option("--seed", xgb.seed, "seed of XGBoost's subsampling and of the rank pairs")
       ->capture_default_str();
   cmd->add_option("--holdout-op", f->holdout_ops, "with --holdout ops: an op to hold out");
   cmd->add_option("--max-depth", xgb.max_depth, "XGBoost tree depth")->capture_default_str();

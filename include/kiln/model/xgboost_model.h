@@ -131,7 +131,8 @@ public:
   /// scores 0 before training.
   using CostModel::predict;
   std::vector<double> predict(std::span<const ProgramFeatures* const> programs) override;
-  /// Retrains from scratch on `samples` (samples without rows are skipped).
+  /// Retrains from scratch (or from the prior, keep_as_prior) on `samples`
+  /// (samples without rows are skipped).
   void train(const std::vector<Sample>& samples) override;
   bool trained() const override { return booster_ != nullptr; }
 
@@ -139,6 +140,16 @@ public:
   /// measured ones) on top of the current trees; trains from scratch when
   /// the model is untrained.
   void continue_training(const std::vector<Sample>& samples);
+
+  /// Keeps the current trees as a prior (a model trained on other machines
+  /// and shapes): from now on train() does not start from nothing but from
+  /// these trees, and adds up to params().continue_rounds trees fitted to
+  /// what they get wrong on the samples, so that what the prior knew
+  /// survives every retraining and the local trees correct it more as the
+  /// local samples grow (docs/features.md, "Transfer"). The model must be
+  /// trained.
+  void keep_as_prior();
+  bool has_prior() const { return !prior_.empty(); }
 
   /// Writes the model: one JSON header line, then XGBoost's own model bytes
   /// (docs/features.md). Refuses an untrained model.
@@ -167,6 +178,8 @@ private:
   std::int64_t training_samples_ = 0;
   TrainingStats last_;
   void* booster_ = nullptr; ///< BoosterHandle; opaque so that users need no XGBoost headers
+  std::vector<char> prior_; ///< the prior's trees (XGBoost's UBJSON), or empty
+  std::int64_t prior_samples_ = 0;
 };
 
 } // namespace kiln::model

@@ -23,7 +23,9 @@ namespace kiln::search {
 /// normalised throughput within its task (best time of the task / its
 /// time; 0 for an error). Records of several machines (target CPUs) group
 /// by task and machine: a sample's task is then "KEY@CPU". Records that
-/// cannot be rebuilt are skipped with a warning.
+/// cannot be rebuilt are skipped with a warning. The samples come in an
+/// order of their own (task, CPU, program, time), whatever the records'
+/// order: what is trained and measured on them does not depend on it.
 std::vector<model::Sample> samples_from_records(const std::vector<record::Record>& records,
                                                 std::vector<std::string>* warnings = nullptr);
 
@@ -73,6 +75,11 @@ struct Split {
 /// without flops are ordered too; the larger of two middles) goes to `test`,
 /// the rest to `train`. Ops with a single task stay in `train`.
 Split split_unseen_shapes(const std::vector<record::Record>& records);
+/// An unseen machine: every record measured on `cpu` (Target::cpu) goes to
+/// `test`, the rest to `train`.
+Split split_unseen_cpu(const std::vector<record::Record>& records, const std::string& cpu);
+/// The CPUs the records were measured on, sorted.
+std::vector<std::string> record_cpus(const std::vector<record::Record>& records);
 /// Unseen ops: every task of the named ops goes to `test`.
 Split split_unseen_ops(const std::vector<record::Record>& records,
                        const std::vector<std::string>& ops);

@@ -387,6 +387,47 @@ TEST_CASE("continue_training adds rounds on new data", "[model][xgboost]") {
   REQUIRE(fresh.trained());
 }
 
+TEST_CASE("a prior survives retraining and ranks a new task better than a few samples alone",
+          "[model][xgboost]") {
+  const Data& d = data();
+  // The prior knows task A only; the run is on task B with 16 samples.
+  model::XGBoostModel m;
+  m.train(d.train_a.samples);
+  const int prior_rounds = m.rounds();
+  m.keep_as_prior();
+  REQUIRE(m.has_prior());
+  std::vector<model::Sample> few(d.train_b.samples.begin(), d.train_b.samples.begin() + 16);
+  m.train(few);
+  REQUIRE(m.rounds() >= prior_rounds);
+  REQUIRE(m.rounds() <= prior_rounds + m.params().continue_rounds);
+  std::vector<model::Sample> held_b;
+  for (const model::Sample& x : d.held_out)
+    if (x.task == d.train_b.samples.front().task)
+      held_b.push_back(x);
+  REQUIRE(held_b.size() > 50);
+  const auto once = m.predict(features_of(held_b));
+  // Every retrain starts from the prior again: the trees do not pile up.
+  m.train(few);
+  CHECK(m.predict(features_of(held_b)) == once);
+
+  model::XGBoostModel scratch;
+  scratch.train(few);
+  const double with_prior = model::pairwise_accuracy(scored(held_b, once));
+  const double alone =
+      model::pairwise_accuracy(scored(held_b, scratch.predict(features_of(held_b))));
+  WARN("task B from 16 samples: pairwise " << with_prior << " with the prior of task A, " << alone
+                                           << " alone");
+  CHECK(with_prior > alone + 0.05);
+
+  // Saved, the prior and its corrections are one model.
+  const std::string path = temp_path("prior.model");
+  REQUIRE_FALSE(m.save(path).has_value());
+  auto loaded = model::XGBoostModel::load(path);
+  REQUIRE(loaded.ok());
+  CHECK(loaded->predict(features_of(held_b)) == once);
+  std::remove(path.c_str());
+}
+
 TEST_CASE("the random model is seeded and ranks nothing", "[model][random]") {
   const Data& d = data();
   model::RandomModel a(3), b(3), c(4);

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -150,14 +151,50 @@ TEST_CASE("collect_dataset measures every shape and resumes without re-measuring
   }
   std::vector<model::Sample> mixed = samples_from_records(two_machines);
   REQUIRE(mixed.size() == 2 * samples.size());
-  for (size_t i = 0; i < samples.size(); ++i) {
-    const model::Sample& here = mixed[i];
-    const model::Sample& there = mixed[samples.size() + i];
-    CHECK(here.task == samples[i].task + "@" + codegen::host_target().cpu);
-    CHECK(there.task == samples[i].task + "@slowcpu");
-    CHECK(here.label == Approx(samples[i].label));
-    CHECK(there.label == Approx(samples[i].label));
+  // Each machine's labels of a task are this machine's alone.
+  std::map<std::string, std::vector<double>> labels_here;
+  for (const model::Sample& x : samples)
+    labels_here[x.task].push_back(x.label);
+  std::map<std::pair<std::string, std::string>, std::vector<double>> labels_mixed;
+  for (const model::Sample& x : mixed) {
+    const std::size_t at = x.task.find('@');
+    REQUIRE(at != std::string::npos);
+    labels_mixed[{x.task.substr(0, at), x.task.substr(at + 1)}].push_back(x.label);
   }
+  CHECK(labels_mixed.size() == 2 * labels_here.size());
+  for (auto& [task_cpu, labels] : labels_mixed) {
+    INFO(task_cpu.first << " on " << task_cpu.second);
+    CHECK((task_cpu.second == "slowcpu" || task_cpu.second == codegen::host_target().cpu));
+    std::vector<double> want = labels_here[task_cpu.first];
+    std::sort(labels.begin(), labels.end());
+    std::sort(want.begin(), want.end());
+    REQUIRE(labels.size() == want.size());
+    for (std::size_t i = 0; i < want.size(); ++i)
+      CHECK(labels[i] == Approx(want[i]));
+  }
+
+  // The records in any order give the same samples in the same order: what
+  // is trained and measured on them cannot depend on the files' order.
+  std::vector<record::Record> shuffled = two_machines;
+  std::reverse(shuffled.begin(), shuffled.end());
+  std::rotate(shuffled.begin(), shuffled.begin() + 3, shuffled.end());
+  std::vector<model::Sample> again = samples_from_records(shuffled);
+  REQUIRE(again.size() == mixed.size());
+  for (std::size_t i = 0; i < mixed.size(); ++i) {
+    CHECK(again[i].task == mixed[i].task);
+    CHECK(again[i].label == mixed[i].label);
+    CHECK(again[i].features.rows == mixed[i].features.rows);
+  }
+
+  // A held-out machine: its records are the test set, the rest train.
+  Split by_cpu = split_unseen_cpu(two_machines, "slowcpu");
+  CHECK(by_cpu.test.size() == second->records.size());
+  CHECK(by_cpu.train.size() == second->records.size());
+  for (const record::Record& r : by_cpu.test)
+    CHECK(r.target.cpu == "slowcpu");
+  CHECK(record_cpus(shuffled) ==
+        std::vector<std::string>{std::min(codegen::host_target().cpu, std::string("slowcpu")),
+                                 std::max(codegen::host_target().cpu, std::string("slowcpu"))});
   std::filesystem::remove(op);
   std::filesystem::remove(log_path);
 }
