@@ -192,15 +192,22 @@ private:
     llvm::Value* state = f->getArg(0);
     builder_.SetInsertPoint(llvm::BasicBlock::Create(context_, "entry", f));
     llvm::Value* args = args_array();
-    llvm::Value* bad = builder_.CreateIsNull(state);
     const std::size_t num_inputs = program_.input_bytes.size();
     const std::size_t num_outputs = program_.output_bytes.size();
-    // No array to read when the model has no inputs (outputs it always has).
+    auto* fail = llvm::BasicBlock::Create(context_, "bad_argument", f);
+    auto* arrays = llvm::BasicBlock::Create(context_, "arrays", f);
+    auto* body = llvm::BasicBlock::Create(context_, "body", f);
+    // The model and the two arrays first: the buffers are read from them.
+    llvm::Value* null_array =
+        builder_.CreateOr(builder_.CreateIsNull(state), builder_.CreateIsNull(f->getArg(2)));
+    if (num_inputs)
+      null_array = builder_.CreateOr(null_array, builder_.CreateIsNull(f->getArg(1)));
+    builder_.CreateCondBr(null_array, fail, arrays);
+    builder_.SetInsertPoint(arrays);
+    llvm::Value* bad = builder_.getFalse();
     std::vector<llvm::Value*> inputs =
         num_inputs ? load_buffers(f->getArg(1), num_inputs, bad) : std::vector<llvm::Value*>();
     std::vector<llvm::Value*> outputs = load_buffers(f->getArg(2), num_outputs, bad);
-    auto* fail = llvm::BasicBlock::Create(context_, "bad_argument", f);
-    auto* body = llvm::BasicBlock::Create(context_, "body", f);
     builder_.CreateCondBr(bad, fail, body);
     builder_.SetInsertPoint(fail);
     builder_.CreateRet(builder_.getInt32(1));

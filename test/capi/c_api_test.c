@@ -22,11 +22,14 @@ static int failures = 0;
     }                                                                                              \
   } while (0)
 
+/* The condition is evaluated once: it is usually a call that makes a handle. */
 #define REQUIRE(cond)                                                                              \
   do {                                                                                             \
-    CHECK(cond);                                                                                   \
-    if (!(cond))                                                                                   \
+    if (!(cond)) {                                                                                 \
+      fprintf(stderr, "%s:%d: REQUIRE(%s) failed; last error: [%s] %s\n", __FILE__, __LINE__,      \
+              #cond, kiln_last_error_id(), kiln_last_error());                                     \
       return 1;                                                                                    \
+    }                                                                                              \
   } while (0)
 
 static const char* const kMatmul = "op matmul\n"

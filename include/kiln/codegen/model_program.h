@@ -52,8 +52,8 @@ struct ModelProgram {
 ///   void* NAME_create(void);   // NULL when memory is short
 ///   int NAME_run(void* model, const float* const* inputs, float* const* outputs);
 ///   void NAME_destroy(void* model);
-/// NAME_run returns 0, or 1 when the model is NULL or a buffer is not
-/// 64-byte aligned (then nothing is called). The kernels' symbols, the C
+/// NAME_run returns 0, or 1 when the model, an array or a buffer is NULL
+/// or a buffer is not 64-byte aligned (then nothing is called). The kernels' symbols, the C
 /// library's aligned_alloc and free are left undefined for the linker.
 Expected<std::vector<char>> compile_model_program(const ModelProgram& program,
                                                   const Target& target);

@@ -130,7 +130,8 @@ int main(int argc, char** argv) {{
     const float* shifted[{1}_NUM_INPUTS];
     memcpy(shifted, inputs, sizeof shifted);
     shifted[0] = inputs[0] + 1;
-    if ({0}_run(model, shifted, outputs) != 1 || {0}_run(NULL, inputs, outputs) != 1)
+    if ({0}_run(model, shifted, outputs) != 1 || {0}_run(NULL, inputs, outputs) != 1 ||
+        {0}_run(model, NULL, outputs) != 1 || {0}_run(model, inputs, NULL) != 1)
       return 5;
   }}
   {0}_destroy(model);
