@@ -102,7 +102,7 @@ void bench_prediction(const search::SketchSearchSpace& space, const Options& o) 
   std::vector<model::ProgramFeatures> features;
   features.reserve(points.size());
   for (const schedule::LoweredFunc& f : funcs)
-    features.push_back(model::extract_features(f));
+    features.push_back(model::extract_features(f, model::hardware_of(codegen::host_target())));
   double extract_s = clock.lap_ms() / 1e3;
   double features_s = replay_s + lower_s + extract_s;
   std::vector<double> scores = model->predict(features);
@@ -127,7 +127,7 @@ void bench_prediction(const search::SketchSearchSpace& space, const Options& o) 
   size_t tuner_scores = 0;
   for (int r = 0; r < 5; ++r) {
     std::mt19937_64 ctx_rng(o.seed);
-    search::SearchContext ctx(space, *model, ctx_rng);
+    search::SearchContext ctx(space, *model, ctx_rng, model::hardware_of(codegen::host_target()));
     Stopwatch tuner_clock;
     tuner_scores = ctx.predict(points).size();
     tuner_s.push_back(tuner_clock.lap_ms() / 1e3);

@@ -66,6 +66,9 @@ namespace kiln::model::detail {
 #define KILN_REGISTER_BLOCK_COLUMNS(X)                                                             \
   X(reg_block) X(reg_accumulators) X(reg_loads) X(reg_flops_per_load) X(reg_serial_extent)
 
+#define KILN_HARDWARE_COLUMNS(X)                                                                   \
+  X(vector_bits) X(fma_flops) X(cores) X(l1d_kib) X(l2_kib) X(l3_kib) X(vec_registers)
+
 // visit(prefix, name, value) for each field of one group, in list order.
 #define KILN_VISIT_FIELD(field) visit(prefix, #field, group.field);
 
@@ -99,6 +102,12 @@ static constexpr void visit_group(std::string_view prefix, const RegisterBlockFe
   KILN_REGISTER_BLOCK_COLUMNS(KILN_VISIT_FIELD)
 }
 
+template <class Visit>
+static constexpr void visit_group(std::string_view prefix, const HardwareFeatures& group,
+                                  Visit& visit) {
+  KILN_HARDWARE_COLUMNS(KILN_VISIT_FIELD)
+}
+
 #undef KILN_VISIT_FIELD
 
 constexpr std::string_view kSlotPrefixes[] = {"b0", "b1", "b2", "b3", "b4"};
@@ -120,6 +129,7 @@ template <class Visit> static constexpr void for_each_column(const FeatureRow& r
     visit("arith_intensity", kPointNames[i], row.arith_intensity[i]);
   visit_group("", row.scope, visit);
   visit_group("", row.reg, visit);
+  visit_group("hw", row.hw, visit);
 }
 
 static constexpr std::size_t count_columns() {

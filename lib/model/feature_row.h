@@ -102,6 +102,21 @@ struct RegisterBlockFeatures {
 
 /// The features of one statement, uncompressed. The column of a value and
 /// its name come from to_columns() and column_names() alone.
+/// The machine (kiln/model/hardware.h), and how the statement's innermost
+/// vector loop compares with its registers: the same in every row of a
+/// program.
+struct HardwareFeatures {
+  double vector_bits = 0;
+  double fma_flops = 0;
+  double cores = 0;
+  double l1d_kib = 0;
+  double l2_kib = 0;
+  double l3_kib = 0;
+  /// vec_len_inner / f32 lanes of a register: 1 fills one register, 0.5
+  /// half of one, 4 four.
+  double vec_registers = 0;
+};
+
 struct FeatureRow {
   ComputeCounts compute;
   AnnotationFeatures vec, unroll, par;
@@ -111,6 +126,7 @@ struct FeatureRow {
   std::array<double, kIntensityPoints> arith_intensity{};
   ScopeFeatures scope;
   RegisterBlockFeatures reg;
+  HardwareFeatures hw;
 };
 
 /// The row in column order, each value x compressed to log2(1 + max(0, x)).

@@ -20,13 +20,23 @@ const std::vector<std::string>& feature_names() {
   return names;
 }
 
-ProgramFeatures extract_features(const schedule::LoweredFunc& func) {
+ProgramFeatures extract_features(const schedule::LoweredFunc& func, const Hardware& hardware) {
   const detail::StatementGroups groups = detail::group_statements(func);
   const detail::TouchCounts touch = detail::count_touches(groups.groups);
   ProgramFeatures out;
   out.rows.reserve(groups.groups.size());
-  for (const detail::Group& g : groups.groups)
-    out.rows.push_back(detail::to_columns(detail::build_row(g, groups, touch)));
+  const double lanes = hardware.vector_bits / 32;
+  for (const detail::Group& g : groups.groups) {
+    detail::FeatureRow row = detail::build_row(g, groups, touch);
+    row.hw = {hardware.vector_bits,
+              hardware.fma_flops,
+              hardware.cores,
+              hardware.l1d_kib,
+              hardware.l2_kib,
+              hardware.l3_kib,
+              lanes > 0 ? row.vec.len_inner / lanes : 0};
+    out.rows.push_back(detail::to_columns(row));
+  }
   return out;
 }
 

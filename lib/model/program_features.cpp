@@ -12,11 +12,12 @@ static schedule::LowerOptions feature_lowering() {
   return options;
 }
 
-ProgramFeatures program_features(const schedule::State& state) {
-  return extract_features(schedule::lower(state, feature_lowering()));
+ProgramFeatures program_features(const schedule::State& state, const Hardware& hardware) {
+  return extract_features(schedule::lower(state, feature_lowering()), hardware);
 }
 
-std::vector<ProgramFeatures> program_features(std::span<const schedule::State* const> states) {
+std::vector<ProgramFeatures> program_features(std::span<const schedule::State* const> states,
+                                              const Hardware& hardware) {
   const schedule::LowerOptions options = feature_lowering();
   std::vector<schedule::LoweredFunc> funcs;
   funcs.reserve(states.size());
@@ -25,7 +26,7 @@ std::vector<ProgramFeatures> program_features(std::span<const schedule::State* c
   std::vector<ProgramFeatures> out;
   out.reserve(states.size());
   for (const schedule::LoweredFunc& f : funcs)
-    out.push_back(extract_features(f));
+    out.push_back(extract_features(f, hardware));
   return out;
 }
 

@@ -85,7 +85,7 @@ std::vector<model::Sample> samples_from_records(const std::vector<record::Record
                                         state.error().message()));
       continue;
     }
-    m.features = model::program_features(*state);
+    m.features = model::program_features(*state, model::hardware_of(r.target));
   }
   return model::label_samples(measured);
 }

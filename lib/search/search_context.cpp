@@ -38,9 +38,10 @@ bool SearchContext::is_measured(const Point& p) {
 }
 
 /// The features of a point's program, from its state.
-static model::ProgramFeatures features_of(const SearchSpace& space, const Point& p) {
+static model::ProgramFeatures features_of(const SearchSpace& space, const Point& p,
+                                          const model::Hardware& hardware) {
   auto state = space.state(p);
-  return state ? model::program_features(*state) : model::ProgramFeatures{};
+  return state ? model::program_features(*state, hardware) : model::ProgramFeatures{};
 }
 
 const model::ProgramFeatures& SearchContext::features(const Point& p) {
@@ -53,14 +54,15 @@ const model::ProgramFeatures& SearchContext::features(const Point& p) {
     return it->second;
   if (feature_cache_.size() > kMaxCacheEntries)
     feature_cache_.clear();
-  return feature_cache_[*k] = features_of(space, p);
+  return feature_cache_[*k] = features_of(space, p, hardware);
 }
 
 /// The features of `points`, stage by stage: all replayed, then all lowered
 /// and read (model::program_features); a point that does not build gets no
 /// rows.
 static std::vector<model::ProgramFeatures> features_of(const SearchSpace& space,
-                                                       std::span<const Point* const> points) {
+                                                       std::span<const Point* const> points,
+                                                       const model::Hardware& hardware) {
   std::vector<schedule::State> states;
   std::vector<std::size_t> built;
   states.reserve(points.size());
@@ -72,7 +74,7 @@ static std::vector<model::ProgramFeatures> features_of(const SearchSpace& space,
   std::vector<const schedule::State*> pointers;
   for (const schedule::State& s : states)
     pointers.push_back(&s);
-  std::vector<model::ProgramFeatures> features = model::program_features(pointers);
+  std::vector<model::ProgramFeatures> features = model::program_features(pointers, hardware);
   std::vector<model::ProgramFeatures> out(points.size());
   for (std::size_t i = 0; i < built.size(); ++i)
     out[built[i]] = std::move(features[i]);
@@ -102,7 +104,7 @@ std::vector<double> SearchContext::predict(const std::vector<Point>& points) {
     for (std::size_t begin = t * kChunk; begin < missing.size(); begin += stride * kChunk) {
       const std::size_t n = std::min(kChunk, missing.size() - begin);
       std::vector<model::ProgramFeatures> f =
-          features_of(space, std::span<const Point* const>(missing.data() + begin, n));
+          features_of(space, std::span<const Point* const>(missing.data() + begin, n), hardware);
       std::move(f.begin(), f.end(), computed.begin() + static_cast<std::ptrdiff_t>(begin));
     }
   };

@@ -48,7 +48,7 @@ Tuner::Tuner(TaskSetup task, const SearchSpace& space, measure::Measurer& measur
              model::CostModel& model, TuneOptions options)
     : task_(std::move(task)), info_(record::TaskInfo::from_dag(space.dag(), task_.source)),
       space_(space), measurer_(measurer), model_(model), options_(std::move(options)),
-      rng_(options_.seed), ctx_(space_, model_, rng_) {
+      rng_(options_.seed), ctx_(space_, model_, rng_, model::hardware_of(task_.target)) {
   if (options_.run.empty())
     options_.run =
         fmt::format("{}/{}/seed={}", mode_name(options_.mode), options_.strategy, options_.seed);
@@ -89,7 +89,7 @@ void Tuner::learn(const record::Record& r, const schedule::ProgramKey& program,
   if (point) {
     f = ctx_.features(*point);
   } else if (auto s = schedule::State::replay(space_.dag(), r.config.steps)) {
-    f = model::program_features(*s);
+    f = model::program_features(*s, model::hardware_of(task_.target));
   }
   if (!f.rows.empty())
     training().push_back({std::move(f), seconds, info_.workload_key});

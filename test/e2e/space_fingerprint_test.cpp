@@ -38,6 +38,11 @@ struct Fnv {
   }
 };
 
+/// The machine the features describe: fixed, so that the fingerprint is the
+/// same on every host.
+const model::Hardware kMachine =
+    model::hardware_of(kiln::Target{"x86_64-pc-linux-gnu", "znver4", "", 512, 2});
+
 struct Fingerprint {
   std::size_t sketches = 0;
   std::uint64_t names = 0, steps = 0, features = 0, templates = 0;
@@ -63,7 +68,7 @@ Fingerprint fingerprint(const std::string& op) {
       auto state = sp.state(*x);
       REQUIRE(state.ok());
       model::ProgramFeatures pf =
-          model::extract_features(schedule::lower(*state, {.expand_unrolled = false}));
+          model::extract_features(schedule::lower(*state, {.expand_unrolled = false}), kMachine);
       for (const auto& row : pf.rows)
         features.add(row.data(), row.size() * sizeof(float));
     }

@@ -5,6 +5,7 @@
 #ifndef KILN_MODEL_FEATURES_H
 #define KILN_MODEL_FEATURES_H
 
+#include "kiln/model/hardware.h"
 #include "kiln/schedule/loop_nest.h"
 
 #include <string>
@@ -13,7 +14,7 @@
 namespace kiln::model {
 
 /// Bumped whenever a column changes meaning; saved models record it.
-inline constexpr int kFeatureVersion = 2;
+inline constexpr int kFeatureVersion = 3;
 
 /// The features of one program: one row per store statement, every row
 /// feature_count() long.
@@ -29,8 +30,9 @@ const std::vector<std::string>& feature_names();
 /// The rows of a lowered kernel, in statement order. Meant for the nest of
 /// `schedule::lower(state, {.expand_unrolled = false})`, whose unrolled loops
 /// are still loops; in an expanded nest the unrolled copies of a statement
-/// are merged back into one row. A nest without stores has no rows.
-ProgramFeatures extract_features(const schedule::LoweredFunc& func);
+/// are merged back into one row. A nest without stores has no rows. Every
+/// row ends with the columns of the machine it runs on.
+ProgramFeatures extract_features(const schedule::LoweredFunc& func, const Hardware& hardware);
 
 } // namespace kiln::model
 

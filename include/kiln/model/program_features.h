@@ -12,12 +12,13 @@
 
 namespace kiln::model {
 
-ProgramFeatures program_features(const schedule::State& state);
+ProgramFeatures program_features(const schedule::State& state, const Hardware& hardware);
 
 /// program_features of several states, stage by stage: all lowered, then
 /// all read. Over a few dozen programs this is a third faster than one at a
 /// time, as each stage's code and data stay in cache.
-std::vector<ProgramFeatures> program_features(std::span<const schedule::State* const> states);
+std::vector<ProgramFeatures> program_features(std::span<const schedule::State* const> states,
+                                              const Hardware& hardware);
 
 } // namespace kiln::model
 

@@ -6,6 +6,7 @@
 #define KILN_SEARCH_SEARCH_CONTEXT_H
 
 #include "kiln/model/cost_model.h"
+#include "kiln/model/hardware.h"
 #include "kiln/schedule/program_key.h"
 #include "kiln/search/search_space.h"
 
@@ -28,8 +29,10 @@ struct MeasuredPoint {
 
 class SearchContext {
 public:
-  SearchContext(const SearchSpace& space, model::CostModel& model, std::mt19937_64& rng)
-      : space(space), model(model), rng(rng) {}
+  /// `hardware`: the machine the programs run on (model/hardware.h).
+  SearchContext(const SearchSpace& space, model::CostModel& model, std::mt19937_64& rng,
+                const model::Hardware& hardware)
+      : space(space), model(model), rng(rng), hardware(hardware) {}
 
   /// Threads predict() extracts features on: the cores, at most 2 (more
   /// would contend with measuring on a small machine).
@@ -38,6 +41,7 @@ public:
   const SearchSpace& space;
   model::CostModel& model;
   std::mt19937_64& rng;
+  const model::Hardware hardware;
   std::vector<MeasuredPoint> measured;
   ProgramSet measured_programs; ///< measured, or otherwise never to propose
   std::int64_t predictions = 0; ///< programs scored so far

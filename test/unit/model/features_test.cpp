@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <set>
 
 using namespace kiln;
@@ -47,10 +48,13 @@ TEST_CASE("the columns keep their names and order", "[model][features]") {
         "store_heap", "store_local", "outer_loop_count", "outer_loop_prod", "unroll_stmts",
         "reg_block", "reg_accumulators", "reg_loads", "reg_flops_per_load", "reg_serial_extent"})
     expected.push_back(name);
-  REQUIRE(model::kFeatureVersion == 2);
-  REQUIRE(expected.size() == 151);
+  for (const char* name : {"hw_vector_bits", "hw_fma_flops", "hw_cores", "hw_l1d_kib", "hw_l2_kib",
+                           "hw_l3_kib", "hw_vec_registers"})
+    expected.push_back(name);
+  REQUIRE(model::kFeatureVersion == 3);
+  REQUIRE(expected.size() == 158);
   REQUIRE(model::feature_names() == expected);
-  REQUIRE(model::feature_count() == 151);
+  REQUIRE(model::feature_count() == 158);
 }
 
 /// The matmul's update row (the one with multiply-adds), or its first other row.
@@ -82,9 +86,10 @@ static schedule::State tiled_matmul(const ir::ComputeDAG& dag) {
 
 TEST_CASE("naive and tiled matmul differ in vectors and unrolling and reuse", "[model][features]") {
   ir::ComputeDAG dag = test::matmul_dag(64, 64, 64);
-  model::ProgramFeatures naive = model::extract_features(schedule::lower_naive(dag));
+  model::ProgramFeatures naive =
+      model::extract_features(schedule::lower_naive(dag), test::test_hardware());
   model::ProgramFeatures tiled =
-      model::extract_features(test::lower_for_features(tiled_matmul(dag)));
+      model::extract_features(test::lower_for_features(tiled_matmul(dag)), test::test_hardware());
 
   // Naive: the init and the update. Tiled: init, update, write-back.
   REQUIRE(naive.rows.size() == 2);
@@ -154,7 +159,9 @@ TEST_CASE("naive and tiled matmul differ in vectors and unrolling and reuse", "[
   REQUIRE(column(t, "arith_intensity_5") > column(n, "arith_intensity_5"));
 
   // Deterministic.
-  REQUIRE(model::extract_features(test::lower_for_features(tiled_matmul(dag))).rows == tiled.rows);
+  REQUIRE(
+      model::extract_features(test::lower_for_features(tiled_matmul(dag)), test::test_hardware())
+          .rows == tiled.rows);
 }
 
 TEST_CASE("expanded unrolled copies give the rows of the unrolled loops", "[model][features]") {
@@ -162,8 +169,9 @@ TEST_CASE("expanded unrolled copies give the rows of the unrolled loops", "[mode
   // the copies of a statement into one row with a virtual unrolled loop, so
   // that both trees describe the same program.
   ir::ComputeDAG dag = test::matmul_dag(64, 64, 64);
-  auto loops = model::extract_features(test::lower_for_features(tiled_matmul(dag)));
-  auto copies = model::extract_features(schedule::lower(tiled_matmul(dag)));
+  auto loops =
+      model::extract_features(test::lower_for_features(tiled_matmul(dag)), test::test_hardware());
+  auto copies = model::extract_features(schedule::lower(tiled_matmul(dag)), test::test_hardware());
   REQUIRE(loops.rows.size() == 3);
   REQUIRE(copies.rows.size() == 3);
   for (const char* name : {"float_mad", "vec_len_inner", "vec_pos_inner", "unroll_prod",
@@ -197,7 +205,7 @@ TEST_CASE("buffer columns follow their formulas on a transpose", "[model][featur
   LoweredFunc f{"transpose",
                 {A, B},
                 For::make("i", 64, ForKind::Serial, For::make("j", 64, ForKind::Serial, store))};
-  auto feats = model::extract_features(f);
+  auto feats = model::extract_features(f, test::test_hardware());
   REQUIRE(feats.rows.size() == 1);
   const auto& r = feats.rows[0];
   // A is first: a new line at every access (stride 64 floats = 256 bytes).
@@ -220,14 +228,15 @@ TEST_CASE("buffer columns follow their formulas on a transpose", "[model][featur
 
 TEST_CASE("an empty loop nest has no rows", "[model][features]") {
   schedule::LoweredFunc f{"empty", {}, schedule::Block::make({})};
-  REQUIRE(model::extract_features(f).rows.empty());
+  REQUIRE(model::extract_features(f, test::test_hardware()).rows.empty());
 }
 
 TEST_CASE("the register block counts a tile's accumulators and loads", "[model][features]") {
   ir::ComputeDAG dag = test::matmul_dag(64, 64, 64);
   model::ProgramFeatures tiled =
-      model::extract_features(test::lower_for_features(tiled_matmul(dag)));
-  model::ProgramFeatures naive = model::extract_features(schedule::lower_naive(dag));
+      model::extract_features(test::lower_for_features(tiled_matmul(dag)), test::test_hardware());
+  model::ProgramFeatures naive =
+      model::extract_features(schedule::lower_naive(dag), test::test_hardware());
   const auto& t = *find_row(tiled, true);
   const auto& n = *find_row(naive, true);
   // k.1 (4) x i (4) unrolled x j (16 lanes): 256 instances keeping a 4x16
@@ -242,4 +251,39 @@ TEST_CASE("the register block counts a tile's accumulators and loads", "[model][
   REQUIRE(column(n, "reg_accumulators") == Approx(1).epsilon(1e-4));
   REQUIRE(column(n, "reg_loads") == Approx(2).epsilon(1e-4));
   REQUIRE(column(n, "reg_serial_extent") == Approx(64).epsilon(1e-4));
+}
+
+TEST_CASE("every row ends with the machine's columns", "[model][features]") {
+  const ir::ComputeDAG dag = test::matmul_dag(64, 64, 64);
+  const Target zen3{"x86_64-pc-linux-gnu", "znver3", "", 256, 2};
+  const Target zen4{"x86_64-pc-linux-gnu", "znver4", "", 512, 2};
+  const model::Hardware h3 = model::hardware_of(zen3), h4 = model::hardware_of(zen4);
+  CHECK(h3.vector_bits == 256);
+  CHECK(h3.fma_flops == 32); // two 256-bit pipes
+  CHECK(h4.fma_flops == 32); // 512-bit FMAs as two halves
+  CHECK(h3.l2_kib == 512);
+  CHECK(h4.l2_kib == 1024);
+  // An unknown CPU: two pipes of its vector width, its own caches.
+  Target odd{"x86_64-pc-linux-gnu", "mystery", "", 512, 4};
+  odd.l2_bytes = 2 << 20;
+  CHECK(model::hardware_of(odd).fma_flops == 64);
+  CHECK(model::hardware_of(odd).l2_kib == 2048);
+
+  const schedule::LoweredFunc func = test::lower_for_features(tiled_matmul(dag));
+  const model::ProgramFeatures on3 = model::extract_features(func, h3);
+  const model::ProgramFeatures on4 = model::extract_features(func, h4);
+  REQUIRE(on3.rows.size() == on4.rows.size());
+  const std::vector<float>* update3 = find_row(on3, true);
+  const std::vector<float>* update4 = find_row(on4, true);
+  REQUIRE(update3 != nullptr);
+  REQUIRE(update4 != nullptr);
+  // Everything but the machine's columns is the program's.
+  for (const std::string& name : model::feature_names())
+    if (name.rfind("hw_", 0) != 0)
+      CHECK(column(*update3, name) == column(*update4, name));
+  CHECK(column(*update3, "hw_vector_bits") == Approx(256));
+  CHECK(column(*update4, "hw_vector_bits") == Approx(512));
+  // The 16-lane vector loop fills two 8-lane registers, one 16-lane one.
+  CHECK(column(*update3, "hw_vec_registers") == Approx(2));
+  CHECK(column(*update4, "hw_vec_registers") == Approx(1));
 }

@@ -20,6 +20,11 @@
 namespace kiln::test {
 
 /// How the model's callers lower: unrolled loops stay annotated loops.
+/// The machine the tests' features describe: fixed, whatever the host.
+inline model::Hardware test_hardware() {
+  return model::hardware_of(Target{"x86_64-pc-linux-gnu", "znver4", "", 512, 2});
+}
+
 inline schedule::LoweredFunc lower_for_features(const schedule::State& state) {
   return schedule::lower(state, schedule::LowerOptions{.expand_unrolled = false});
 }
@@ -78,7 +83,7 @@ inline SyntheticSet synthetic_set(std::int64_t M, std::int64_t N, std::int64_t K
     if (!state)
       continue;
     model::Sample s;
-    s.features = model::extract_features(lower_for_features(*state));
+    s.features = model::extract_features(lower_for_features(*state), test_hardware());
     s.task = task;
     set.samples.push_back(std::move(s));
     set.configs.push_back(c);

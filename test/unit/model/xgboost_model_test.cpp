@@ -456,7 +456,7 @@ TEST_CASE("features and prediction of 2048 matmul 512^3 configs", "[model][xgboo
   programs.reserve(funcs.size());
   std::size_t rows = 0;
   for (const auto& f : funcs) {
-    programs.push_back(model::extract_features(f));
+    programs.push_back(model::extract_features(f, test::test_hardware()));
     rows += programs.back().rows.size();
   }
   auto mid = std::chrono::steady_clock::now();

@@ -267,7 +267,7 @@ struct StalledRace {
   Fixture f;
   model::XGBoostModel model;
   std::mt19937_64 rng{3};
-  SearchContext ctx{f.space, model, rng};
+  SearchContext ctx{f.space, model, rng, model::hardware_of(f.task.target)};
   Point best;
 
   StalledRace() {
@@ -614,10 +614,10 @@ TEST_CASE("features in chunks on two threads are the features of each point", "[
   for (const Point& p : points) {
     auto state = space.state(p);
     REQUIRE(state.ok());
-    one_by_one.push_back(model::program_features(*state));
+    one_by_one.push_back(model::program_features(*state, model::Hardware{}));
   }
   std::mt19937_64 ctx_rng(1);
-  SearchContext ctx(space, *model, ctx_rng);
+  SearchContext ctx(space, *model, ctx_rng, model::Hardware{});
   std::vector<double> scores = ctx.predict(points);
   std::vector<double> expected = model->predict(one_by_one);
   REQUIRE(scores.size() == expected.size());
