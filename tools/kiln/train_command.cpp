@@ -20,7 +20,7 @@ namespace kiln::tool {
 namespace {
 struct TrainFlags {
   std::vector<std::string> data, holdout_ops;
-  std::string out = "kiln.model", holdout = "none";
+  std::string out = "kiln.model", holdout = "none", prior;
   // Offline training defaults: the best held-out ranking of the shipped
   // datasets (docs/features.md, "Training"); the online tuner keeps the
   // library's.
@@ -56,6 +56,17 @@ static int run(TrainFlags& f) {
   if (!train)
     return fail(train.error());
   model::XGBoostModel m(f.xgb);
+  if (!f.prior.empty()) {
+    // Continue from the prior's trees with its own settings (the options
+    // above apply to a model trained from nothing).
+    auto prior = model::XGBoostModel::load(f.prior);
+    if (!prior)
+      return fail(prior.error());
+    m = std::move(*prior);
+    m.keep_as_prior();
+    fmt::print("prior: {} ({} trees); training adds up to {} trees on top of it\n", f.prior,
+               m.rounds(), m.params().continue_rounds);
+  }
   m.set_target(codegen::host_target().cpu);
   Stopwatch clock;
   m.train(*train);
@@ -92,6 +103,9 @@ Command add_train_command(CLI::App& app, const ToolContext&) {
       ->capture_default_str();
   cmd->add_option("--seed", xgb.seed, "seed of XGBoost's subsampling and of the rank pairs")
       ->capture_default_str();
+  cmd->add_option("--prior", f->prior,
+                  "a trained model to keep and correct with the data (transfer to a new machine "
+                  "or shapes; docs/features.md \"Transfer\")");
   cmd->add_option("--holdout-op", f->holdout_ops, "with --holdout ops: an op to hold out");
   cmd->add_option("--max-depth", xgb.max_depth, "XGBoost tree depth")->capture_default_str();
   cmd->add_option("--eta", xgb.eta, "XGBoost learning rate")->capture_default_str();
