@@ -50,7 +50,7 @@ static std::string c_type(ir::ScalarType t) {
   kiln_unreachable("unknown scalar type");
 }
 
-static std::string upper(const std::string& s) {
+std::string upper(const std::string& s) {
   std::string out = s;
   for (char& c : out)
     c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));

@@ -38,6 +38,9 @@ std::string c_header(const HeaderInfo& info, const std::vector<HeaderKernel>& ke
 /// a leading digit or a keyword gets a '_' added.
 std::string c_identifier(const std::string& name);
 
+/// `s` in upper case: the header's macros and include guard.
+std::string upper(const std::string& s);
+
 } // namespace kiln::export_
 
 #endif // KILN_LIB_EXPORT_C_HEADER_H

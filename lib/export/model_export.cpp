@@ -1,5 +1,7 @@
 #include "model_export.h"
 
+#include "c_header.h"
+
 #include "kiln/network/network_binding.h"
 
 #include <fmt/format.h>
@@ -94,12 +96,6 @@ static std::string comment_text(const std::string& s) {
 
 static std::string megabytes(std::int64_t bytes) {
   return fmt::format("{:.1f} MB", static_cast<double>(bytes) / 1e6);
-}
-
-static std::string upper(std::string s) {
-  for (char& c : s)
-    c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return s;
 }
 
 std::string model_header_block(const graph::Network& net, const std::string& name,
