@@ -140,7 +140,10 @@ typedef enum kiln_match {
   KILN_MATCH_NONE = 0, /* no valid record: the naive schedule */
   KILN_MATCH_SAME_CPU = 1,
   KILN_MATCH_SAME_FAMILY = 2, /* same architecture and vector width */
-  KILN_MATCH_ANY_CPU = 3
+  KILN_MATCH_ANY_CPU = 3,
+  /* no record of this shape: the best of the nearest tuned shape of the op,
+   * its tile sizes refitted, checked and timed on this machine */
+  KILN_MATCH_NEAREST_SHAPE = 4
 } kiln_match;
 
 typedef struct kiln_best {
@@ -155,7 +158,10 @@ typedef struct kiln_best {
 } kiln_best;
 
 /* The best valid record of the op among the loaded logs for the backend's
- * target: the same CPU, else the same family, else any CPU. */
+ * target: the same CPU, else the same family, else any CPU; for a shape
+ * with no record, on a backend of this machine, the nearest tuned shape of
+ * the op (refitted, checked and timed here once; the call may take
+ * seconds). */
 kiln_status kiln_backend_best(kiln_backend* backend, const kiln_op* op, kiln_best* out);
 
 /* ---- tuning ----------------------------------------------------------- */

@@ -3,6 +3,7 @@
 #include "kiln/codegen/compiler.h"
 #include "kiln/codegen/target.h"
 #include "kiln/export/choose_records.h"
+#include "kiln/measure/nearest_pick.h"
 #include "kiln/schedule/lower.h"
 #include "kiln/schedule/state.h"
 #include "kiln/support/install_paths.h"
@@ -10,6 +11,9 @@
 #include <fmt/format.h>
 
 namespace kiln::api {
+
+/// Nearest-shape configs Backend::best builds and times for a workload.
+constexpr std::size_t kNearestCandidates = 3;
 
 BestRecord apply_history_best(const std::vector<record::Record>& records, const ir::ComputeDAG& dag,
                               const Target& target) {
@@ -74,7 +78,27 @@ std::optional<Error> Backend::load_logs(const std::vector<std::string>& paths) {
 }
 
 BestRecord Backend::best(const ir::ComputeDAG& dag) const {
-  return apply_history_best(records_, dag, target_);
+  BestRecord best = apply_history_best(records_, dag, target_);
+  if (best.record || !nearest_shape_ || !host_)
+    return best;
+  const std::string key = dag.workload_key();
+  if (auto it = nearest_picks_.find(key); it != nearest_picks_.end())
+    return it->second;
+  std::string why;
+  auto pick = measure::pick_nearest_shape(records_, dag, target_, measure::MeasureOptions{},
+                                          kNearestCandidates, &why);
+  if (!pick)
+    why = pick.error().message();
+  if (pick && *pick) {
+    best.record = (*pick)->record;
+    best.match = record::TargetMatch::Exact;
+    best.nearest_shape = true;
+    best.description = (*pick)->description;
+  } else {
+    best.description = fmt::format("{} (no nearest shape: {})", best.description, why);
+  }
+  nearest_picks_[key] = best;
+  return best;
 }
 
 Expected<std::unique_ptr<Kernel>> Backend::compile(const ir::ComputeDAG& dag) {

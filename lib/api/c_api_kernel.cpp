@@ -17,6 +17,8 @@ extern "C" {
 static kiln_match c_match(const kiln::api::BestRecord& best) {
   if (!best.record)
     return KILN_MATCH_NONE;
+  if (best.nearest_shape)
+    return KILN_MATCH_NEAREST_SHAPE;
   switch (best.match) {
   case kiln::record::TargetMatch::Exact:
     return KILN_MATCH_SAME_CPU;

@@ -1,6 +1,7 @@
 #include "kiln/network/compiled_network.h"
 
 #include "kiln/codegen/compiler.h"
+#include "kiln/measure/nearest_pick.h"
 #include "kiln/network/network_binding.h"
 #include "kiln/record/history.h"
 #include "kiln/schedule/lower.h"
@@ -13,18 +14,37 @@
 
 namespace kiln::network {
 
+/// Nearest-shape configs built and timed for a task with no record.
+constexpr std::size_t kNearestCandidates = 3;
+
 std::vector<TaskSchedule> naive_schedules(const graph::Network& net) {
   return std::vector<TaskSchedule>(net.tasks.size(), TaskSchedule{std::nullopt, "naive", -1});
 }
 
 std::vector<TaskSchedule> schedules_from_records(const graph::Network& net,
                                                  const std::vector<record::Record>& records,
-                                                 const Target& target) {
+                                                 const Target& target,
+                                                 const measure::MeasureOptions* nearest) {
   std::vector<TaskSchedule> out;
   for (const graph::Task& task : net.tasks) {
     record::TargetMatch match{};
     const record::Record* best = record::history_best(records, task.key, target, &match);
     TaskSchedule s{std::nullopt, "naive (no record)", -1};
+    if (!best && nearest) {
+      std::string why;
+      auto pick = measure::pick_nearest_shape(records, task.dag, target, *nearest,
+                                              kNearestCandidates, &why);
+      if (pick && *pick) {
+        auto state = schedule::State::replay(task.dag, (*pick)->record.config.steps);
+        KILN_ASSERT(state.ok(), "a nearest-shape pick replays: it was built from these steps");
+        s.state = std::move(*state);
+        s.source = (*pick)->description;
+        s.record_ms = (*pick)->record.result.median() * 1e3;
+      } else {
+        s.source = fmt::format("naive (no record; no nearest shape: {})",
+                               pick ? why : pick.error().message());
+      }
+    }
     if (best && best->config.program()) {
       auto state = schedule::State::replay(task.dag, best->config.steps);
       if (state.ok()) {

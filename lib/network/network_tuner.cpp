@@ -2,14 +2,17 @@
 
 #include "kiln/measure/measurer.h"
 #include "kiln/model/xgboost_model.h"
+#include "kiln/record/nearest_shape.h"
 #include "kiln/record/tuning_log.h"
 #include "kiln/search/search_space.h"
+#include "kiln/search/session.h"
 #include "kiln/search/strategy.h"
 #include "kiln/search/tuner.h"
 #include "kiln/support/stopwatch.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -72,6 +75,16 @@ Expected<NetworkTuneResult> tune_network(const graph::Network& net, const std::s
     history = std::move(log->records);
     result.warnings = std::move(log->warnings);
   }
+  std::vector<record::Record> neighbours = history;
+  if (!so.transfer_logs.empty()) {
+    auto log = record::load_logs(so.transfer_logs);
+    if (!log)
+      return log.error();
+    neighbours.insert(neighbours.end(), std::make_move_iterator(log->records.begin()),
+                      std::make_move_iterator(log->records.end()));
+    for (std::string& w : log->warnings)
+      result.warnings.push_back(std::move(w));
+  }
   auto writer = record::LogWriter::open(result.log);
   if (!writer)
     return writer.error();
@@ -112,6 +125,26 @@ Expected<NetworkTuneResult> tune_network(const graph::Network& net, const std::s
     tasks[t].tuner->share_training(&training);
     if (!history.empty())
       tasks[t].tuner->resume(history);
+    const bool has_records =
+        std::any_of(neighbours.begin(), neighbours.end(),
+                    [&](const record::Record& r) { return r.task.workload_key == task.key; });
+    if (!has_records) {
+      std::vector<record::Config> seeds;
+      std::string from;
+      for (record::NearestConfig& c :
+           record::nearest_shape_configs(neighbours, task.dag, target, search::kNearestSeeds)) {
+        if (from.empty())
+          from = c.describe();
+        seeds.push_back(std::move(c.config));
+      }
+      if (!seeds.empty()) {
+        result.notes.push_back(fmt::format("task {} ({}) started from {} config{} of the nearest "
+                                           "tuned shape, first {}",
+                                           t, task.key, seeds.size(), seeds.size() == 1 ? "" : "s",
+                                           from));
+        tasks[t].tuner->seed(seeds);
+      }
+    }
     TaskProgress& p = progress_of[t];
     p.weight = task.weight();
     p.flops = task.dag.flop_count();

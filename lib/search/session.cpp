@@ -1,11 +1,13 @@
 #include "kiln/search/session.h"
 
 #include "kiln/record/history.h"
+#include "kiln/record/nearest_shape.h"
 #include "kiln/schedule/transform_step.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -123,12 +125,47 @@ TuningSession::create(const ir::ComputeDAG& dag, const Target& target, SessionOp
     if (auto note = foreign_records_note(s->history_, dag.workload_key(), target))
       s->warnings_.push_back(*note);
   }
+  if (auto err = s->find_nearest_seeds(options.transfer_logs))
+    return *err;
   auto writer = record::LogWriter::open(s->log_path_);
   if (!writer)
     return writer.error();
   s->log_ = std::move(*writer);
   s->options_ = std::move(options);
   return s;
+}
+
+std::optional<Error> TuningSession::find_nearest_seeds(const std::vector<std::string>& logs) {
+  const std::string key = dag_.workload_key();
+  auto own = [&](const record::Record& r) { return r.task.workload_key == key; };
+  if (std::any_of(history_.begin(), history_.end(), own))
+    return std::nullopt;
+  std::vector<record::Record> records = history_;
+  if (!logs.empty()) {
+    auto log = record::load_logs(logs);
+    if (!log)
+      return log.error();
+    for (std::string& w : log->warnings)
+      warnings_.push_back(std::move(w));
+    if (std::any_of(log->records.begin(), log->records.end(), own)) {
+      notes_.push_back(fmt::format("--transfer: the logs hold records of this very workload; "
+                                   "they are not measured here first (tune with --log LOG "
+                                   "--resume to continue from them)"));
+      return std::nullopt;
+    }
+    records.insert(records.end(), std::make_move_iterator(log->records.begin()),
+                   std::make_move_iterator(log->records.end()));
+  }
+  for (record::NearestConfig& c :
+       record::nearest_shape_configs(records, dag_, target_, kNearestSeeds)) {
+    notes_.push_back(fmt::format("measured first: nearest shape, {}", c.describe()));
+    nearest_seeds_.push_back(std::move(c.config));
+  }
+  if (nearest_seeds_.empty() && !logs.empty())
+    notes_.push_back(fmt::format("--transfer: no record of another shape of {} fits it; the "
+                                 "run starts cold",
+                                 dag_.name()));
+  return std::nullopt;
 }
 
 /// Writes a schedule file; a failed write is an Error.
@@ -149,6 +186,7 @@ Expected<SessionResult> TuningSession::run(const std::function<void(const RoundS
   Tuner tuner({options_.source, target_, log_.get()}, *space_, *measurer_, *model_, options_.tune);
   if (!history_.empty())
     tuner.resume(history_);
+  tuner.seed(nearest_seeds_);
   auto tuned = tuner.run(progress);
   if (!tuned)
     return tuned.error();

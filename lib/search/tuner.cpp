@@ -156,6 +156,11 @@ void Tuner::resume(const std::vector<record::Record>& records) {
     retrain();
 }
 
+void Tuner::seed(const std::vector<record::Config>& configs) {
+  KILN_ASSERT(!online_, "seed() before start()");
+  seeds_.insert(seeds_.end(), configs.begin(), configs.end());
+}
+
 Tuner::Candidate Tuner::candidate_of(const record::Config& config) const {
   Candidate c;
   c.config = config;

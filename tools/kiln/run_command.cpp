@@ -22,6 +22,7 @@ struct RunFlags {
   int threads = 0;
   std::vector<std::string> logs; ///< for a model
   bool no_check = false;
+  bool no_nearest_shape = false;
   std::string write_io;
 };
 } // namespace
@@ -41,6 +42,7 @@ static int run_network(const RunFlags& f) {
   m.options.seed = f.options.seed;
   m.options.repeat = f.options.timing.repeat;
   m.options.check = !f.no_check;
+  m.nearest_shape = !f.no_nearest_shape;
   m.options.write_io = f.write_io;
   return run_model(m);
 }
@@ -78,6 +80,9 @@ Command add_run_command(CLI::App& app, const ToolContext&) {
   add_op_options(cmd, f->op);
   cmd->add_option("--log", f->logs,
                   "a model's tuning log(s): each task runs its best record (repeatable)");
+  cmd->add_flag("--no-nearest-shape", f->no_nearest_shape,
+                "a model: a task with no record runs naive, not the refitted best of the "
+                "nearest tuned shape of its op (checked and timed first)");
   cmd->add_flag("--no-check", f->no_check,
                 "a model: do not compare the outputs with the naive kernels'");
   cmd->add_option("--write-io", f->write_io,

@@ -23,20 +23,27 @@ int run_model(const RunModelFlags& f) {
     auto logs = load_logs_verbose(f.logs);
     if (!logs)
       return fail(logs.error());
-    schedules = network::schedules_from_records(*net, logs->records, target);
+    const measure::MeasureOptions nearest;
+    schedules = network::schedules_from_records(*net, logs->records, target,
+                                                f.nearest_shape ? &nearest : nullptr);
   }
   fmt::print("model:    {} ({} nodes, {} groups, {} tasks)\ntarget:   {} {}, {} bits, {} "
              "threads\n",
              f.model, net->graph.nodes.size(), net->groups.size(), net->tasks.size(), target.triple,
              target.cpu, target.vector_bits, kiln_rt_num_threads());
-  int from_log = 0;
+  int from_log = 0, nearest = 0;
   fmt::print("{:>4}  {:<44} {:>6} {:>10}  {}\n", "task", "key", "weight", "record ms", "schedule");
   for (std::size_t t = 0; t < net->tasks.size(); ++t) {
     const network::TaskSchedule& s = schedules[t];
     from_log += s.state.has_value();
+    nearest += s.source.starts_with("nearest shape");
     fmt::print("{:>4}  {:<44} {:>6} {:>10}  {}\n", t, net->tasks[t].key, net->tasks[t].weight(),
                s.record_ms < 0 ? std::string("-") : fmt::format("{:.4f}", s.record_ms), s.source);
   }
+  if (nearest > 0)
+    fmt::print("{} task{} without a record of {} own run{} the nearest tuned shape's schedule\n",
+               nearest, nearest == 1 ? "" : "s", nearest == 1 ? "its" : "their",
+               nearest == 1 ? "s" : "");
   if (from_log < static_cast<int>(net->tasks.size()))
     fmt::print("{} of {} tasks have no record{} and run naive kernels\n",
                net->tasks.size() - static_cast<std::size_t>(from_log), net->tasks.size(),

@@ -12,6 +12,7 @@ namespace kiln::tool {
 struct RunModelFlags {
   std::string model;
   std::vector<std::string> logs;
+  bool nearest_shape = true; ///< tasks with no record: the nearest tuned shape, checked
   network::NetworkRunOptions options;
   int threads = 0;
 };

@@ -36,6 +36,8 @@ static int run(CLI::App* cmd, TuneFlags& f, const std::string& scheduler, const 
              dag->name(), dag->workload_key(), target.cpu, target.triple,
              space_text((*session)->space()), f.mode, f.options.strategy, f.options.trials,
              (*session)->log_path());
+  for (const std::string& n : (*session)->notes())
+    fmt::print("{}\n", n);
   // Found now, not after the run: a report that would replace an input or
   // cannot be written.
   if (!f.report.empty())

@@ -46,6 +46,10 @@ void add_tune_flags(CLI::App* cmd, TuneFlags& f) {
   cmd->add_option("--model", f.model_file,
                   "a trained cost model (kiln train); offline and hybrid runs default to the "
                   "shipped data/kiln-default.model");
+  cmd->add_option("--transfer", f.transfer_logs,
+                  "logs of other shapes of the op: when this shape has no record, the best "
+                  "configs of the nearest tuned one, tile sizes refitted, are measured first "
+                  "(repeatable)");
   cmd->add_option("--save-model", f.save_model, "write the model trained during the run");
   cmd->add_option("--threads", f.threads, "threads for parallel loops (default: all cores)")
       ->check(CLI::Range(0, KILN_RT_MAX_THREADS));
@@ -137,6 +141,7 @@ Expected<search::SessionOptions> session_options(CLI::App* cmd, TuneFlags& f,
   s.default_model = ctx.data_dir + "/kiln-default.model";
   s.log = f.log;
   s.resume = f.resume;
+  s.transfer_logs = f.transfer_logs;
   if (!f.op.schedule.empty())
     s.start_schedules.push_back(f.op.schedule);
   s.save_model = f.save_model;

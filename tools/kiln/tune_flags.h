@@ -23,6 +23,7 @@ struct TuneFlags {
   std::string log;
   bool resume = false;
   std::string model_file;
+  std::vector<std::string> transfer_logs;
   std::string save_model;
   std::string report;
   std::vector<std::string> strategy_options;

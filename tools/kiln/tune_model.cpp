@@ -58,6 +58,8 @@ int tune_model(CLI::App* cmd, TuneFlags& f, const std::string& scheduler, const 
       });
   if (!result)
     return fail(result.error());
+  for (const std::string& n : result->notes)
+    fmt::print("{}\n", n);
   for (const std::string& w : result->warnings)
     std::fprintf(stderr, "warning: %s\n", w.c_str());
   fmt::print("{}", network_tune_table(*net, *result));

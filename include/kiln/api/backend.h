@@ -18,6 +18,7 @@
 #include "kiln/support/target.h"
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -29,6 +30,9 @@ namespace kiln::api {
 struct BestRecord {
   std::optional<record::Record> record; ///< none: no valid record, the naive schedule
   record::TargetMatch match = record::TargetMatch::Any;
+  /// The record is of another shape of the op, its tile sizes refitted and
+  /// its answer checked here (Backend::best; record/nearest_shape.h).
+  bool nearest_shape = false;
   /// Which record and why: "trial 412 of online/evolutionary/seed=1, 81.3
   /// GFLOPS on znver5 (exact CPU)", or "no record of matmul-…: the naive
   /// schedule".
@@ -83,8 +87,14 @@ public:
   const std::vector<record::Record>& records() const { return records_; }
   const std::vector<std::string>& warnings() const { return warnings_; }
 
-  /// apply_history_best over the loaded records.
+  /// apply_history_best over the loaded records. When they hold none of
+  /// `dag`'s workload and this backend is the host's: the nearest tuned
+  /// shape of the op (measure::pick_nearest_shape: its best configs refitted,
+  /// built, checked against the reference and timed here, the fastest right
+  /// one taken; once per workload, then remembered), else the naive schedule.
   BestRecord best(const ir::ComputeDAG& dag) const;
+  /// Whether best() may fall back on the nearest shape (default: yes).
+  void set_nearest_shape(bool on) { nearest_shape_ = on; }
 
   /// Compiles `dag` with the loaded logs' best record (the naive schedule
   /// when there is none, or when its steps no longer apply; source() says
@@ -127,6 +137,9 @@ private:
   std::vector<record::Record> records_;
   std::vector<std::string> warnings_;
   std::vector<std::string> log_files_;
+  bool nearest_shape_ = true;
+  /// best()'s nearest-shape picks by workload key: measured once.
+  mutable std::map<std::string, BestRecord> nearest_picks_;
 };
 
 } // namespace kiln::api

@@ -6,6 +6,7 @@
 
 #include "kiln/codegen/jit.h"
 #include "kiln/graph/network.h"
+#include "kiln/measure/measurer.h"
 #include "kiln/network/buffer_plan.h"
 #include "kiln/record/record.h"
 #include "kiln/schedule/state.h"
@@ -26,10 +27,14 @@ struct TaskSchedule {
 };
 
 /// Each task's best valid record in `records` for `target` (history_best:
-/// the exact target, else the same family, else any), or the naive schedule.
+/// the exact target, else the same family, else any). A task with no record:
+/// with `nearest` (measure options; `target` must be this machine), the
+/// nearest tuned shape of its op, refitted, checked and timed here
+/// (measure::pick_nearest_shape), else the naive schedule.
 std::vector<TaskSchedule> schedules_from_records(const graph::Network& net,
                                                  const std::vector<record::Record>& records,
-                                                 const Target& target);
+                                                 const Target& target,
+                                                 const measure::MeasureOptions* nearest = nullptr);
 /// The naive schedule for every task.
 std::vector<TaskSchedule> naive_schedules(const graph::Network& net);
 

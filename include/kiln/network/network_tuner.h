@@ -52,6 +52,9 @@ struct NetworkTuneResult {
   std::string stop_reason;
   std::string log;
   std::vector<std::string> warnings; ///< of the resumed log
+  /// Tasks that started from the nearest tuned shape of their op
+  /// (session.transfer_logs and the resumed log's other tasks).
+  std::vector<std::string> notes;
 };
 
 Expected<NetworkTuneResult>

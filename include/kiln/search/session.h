@@ -22,6 +22,11 @@
 
 namespace kiln::search {
 
+/// Nearest-shape configs a new workload's run measures first
+/// (SessionOptions::transfer_logs): a quarter of a default round, the rest
+/// left to the search.
+inline constexpr std::size_t kNearestSeeds = 4;
+
 struct SessionOptions {
   TuneOptions tune;
   std::string source; ///< the op file, written into every record
@@ -41,6 +46,12 @@ struct SessionOptions {
   /// for the best.
   std::vector<std::string> start_schedules;
   std::string save_model; ///< write the model trained during the run here
+  /// Logs of other shapes of the op (`--transfer`): when neither they nor
+  /// the resumed log hold a record of this workload, the best configs of
+  /// the nearest tuned shape, refitted (record/nearest_shape.h), are
+  /// measured first, in the trial budget. The resumed log's other shapes
+  /// count too.
+  std::vector<std::string> transfer_logs;
 };
 
 struct SessionResult {
@@ -65,18 +76,26 @@ public:
   const std::string& log_path() const { return log_path_; }
   /// Lines of the resumed log that were skipped ("LOG:17: skipped: …").
   const std::vector<std::string>& warnings() const { return warnings_; }
+  /// What the run starts from besides its own space: the nearest-shape
+  /// configs it measures first and the records they came from.
+  const std::vector<std::string>& notes() const { return notes_; }
 
   /// Tunes; `progress` is called after each round.
   Expected<SessionResult> run(const std::function<void(const RoundStats&)>& progress = nullptr);
 
 private:
   TuningSession() = default;
+  /// nearest_seeds_ and their notes, when no record of the workload is
+  /// known; an Error when a transfer log cannot be read.
+  std::optional<Error> find_nearest_seeds(const std::vector<std::string>& logs);
   SessionOptions options_;
   ir::ComputeDAG dag_;
   Target target_;
   std::string log_path_;
   std::vector<std::string> warnings_;
+  std::vector<std::string> notes_;
   std::vector<record::Record> history_;
+  std::vector<record::Config> nearest_seeds_;
   std::unique_ptr<measure::Measurer> measurer_;
   std::unique_ptr<model::XGBoostModel> model_;
   std::unique_ptr<SearchSpace> space_;

@@ -116,6 +116,10 @@ public:
   /// count as measured here, for the best, the baseline or training: the
   /// best few of their configs are measured here first, as seeds.
   void resume(const std::vector<record::Record>& records);
+  /// Configs measured first, with resume()'s seeds, before the first round
+  /// (the nearest shape's, refitted): in the trial budget, learnt from like
+  /// any trial; those measured already are skipped. Before start().
+  void seed(const std::vector<record::Config>& configs);
 
   /// Runs until the budget is spent; `progress` is called after each round.
   Expected<TuneResult> run(const std::function<void(const RoundStats&)>& progress = nullptr);
@@ -199,7 +203,7 @@ private:
   std::vector<record::Record> valid_; ///< every valid record of the task, repeats included
   std::optional<record::Record> best_;
   std::optional<record::Record> naive_;
-  std::vector<record::Config> seeds_; ///< other CPUs' best configs, measured first
+  std::vector<record::Config> seeds_; ///< other CPUs' and shapes' best configs, measured first
   std::int64_t next_trial_ = 0;
   std::int64_t last_improvement_ = 0;
 };

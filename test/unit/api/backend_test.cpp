@@ -113,7 +113,21 @@ TEST_CASE("A backend tunes an op, then applies the history best of its log to co
   REQUIRE(kernel.ok());
   CHECK((*kernel)->source() == best.description);
   CHECK(max_error(**kernel) < 1e-4);
-  // Another shape of the op has no record of its own.
+  // Another shape of the op, with no record of its own: the tuned shape's
+  // best configs refitted to it, checked and timed here.
+  ir::ComputeDAG other = matmul(29, 50, 37);
+  api::BestRecord nearest = (*backend)->best(other);
+  REQUIRE(nearest.record);
+  CHECK(nearest.nearest_shape);
+  CHECK(nearest.record->task.workload_key == other.workload_key());
+  CHECK(nearest.record->result.ok());
+  CHECK_THAT(nearest.description, Catch::Contains("nearest shape: trial"));
+  CHECK_THAT(nearest.description, Catch::Contains(dag.workload_key()));
+  auto refitted = (*backend)->compile(other);
+  REQUIRE(refitted.ok());
+  CHECK((*refitted)->source() == nearest.description);
+  CHECK(max_error(**refitted) < 1e-4);
+  (*backend)->set_nearest_shape(false);
   CHECK_FALSE((*backend)->best(matmul(32, 48, 41)).record);
   std::filesystem::remove(log);
 }
