@@ -44,6 +44,23 @@ std::vector<record::MeasureResult> Measurer::measure(const std::vector<schedule:
   return measure(std::span<const schedule::State* const>(pointers));
 }
 
+Expected<std::unique_ptr<Measurer>> make_program_measurer(const ir::ComputeDAG& dag,
+                                                          const Target& target,
+                                                          const MeasureOptions& options) {
+  auto m = ProgramMeasurer::create(dag, target, options);
+  if (!m)
+    return m.error();
+  return std::unique_ptr<Measurer>(std::move(*m));
+}
+
+void Measurer::submit(std::span<const schedule::State* const> states) {
+  submitted_ = measure(states);
+}
+
+std::vector<record::MeasureResult> Measurer::collect() {
+  return std::move(submitted_);
+}
+
 ProgramMeasurer::~ProgramMeasurer() = default;
 
 Expected<std::unique_ptr<ProgramMeasurer>> ProgramMeasurer::create(const ir::ComputeDAG& dag,

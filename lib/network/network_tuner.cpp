@@ -23,7 +23,7 @@ namespace {
 /// What tunes one task: its space, measurer and tuner.
 struct TaskTuning {
   std::unique_ptr<search::SearchSpace> space;
-  std::unique_ptr<measure::ProgramMeasurer> measurer;
+  std::unique_ptr<measure::Measurer> measurer;
   std::unique_ptr<search::Tuner> tuner;
   bool started = false;
 };
@@ -91,9 +91,11 @@ Expected<NetworkTuneResult> tune_network(const graph::Network& net, const std::s
 
   // Every task's measurer, each with its reference checked, before any task
   // is tuned.
+  const measure::MeasurerFactory make_measurer =
+      so.make_measurer ? so.make_measurer : measure::make_program_measurer;
   std::vector<TaskTuning> tasks(net.tasks.size());
   for (std::size_t t = 0; t < net.tasks.size(); ++t) {
-    auto measurer = measure::ProgramMeasurer::create(net.tasks[t].dag, target, so.measure);
+    auto measurer = make_measurer(net.tasks[t].dag, target, so.measure);
     if (!measurer)
       return Error(measurer.error().id(), fmt::format("task {} ({}): {}", t, net.tasks[t].key,
                                                       measurer.error().message()));

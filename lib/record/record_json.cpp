@@ -62,6 +62,10 @@ std::string to_json_line(const Record& r) {
     j["run"] = r.run;
   if (!std::isnan(r.predicted))
     j["predicted"] = r.predicted;
+  if (r.result.rank >= 0) {
+    j["result"]["host"] = r.result.host;
+    j["result"]["rank"] = r.result.rank;
+  }
   return j.dump();
 }
 
@@ -137,6 +141,13 @@ public:
     r.result.number = static_cast<int>(number<std::int64_t>(result, "number"));
     r.result.build_seconds = number<double>(result, "build_s");
     r.result.run_seconds = number<double>(result, "run_s");
+    if (result.contains("rank")) {
+      const auto rank = number<std::int64_t>(result, "rank");
+      if (rank < 0 || rank > (1 << 24))
+        fail("result.rank must be a rank, 0 to 2^24");
+      r.result.rank = static_cast<int>(rank);
+      r.result.host = string(result, "host");
+    }
     r.trial = number<std::int64_t>(root_, "trial");
     r.timestamp = number<double>(root_, "time");
     r.kiln_version = string(root_, "kiln");

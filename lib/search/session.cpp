@@ -86,7 +86,9 @@ TuningSession::create(const ir::ComputeDAG& dag, const Target& target, SessionOp
   s->target_ = target;
   // The measurer first: an op whose reference fails ends the session before
   // a model is loaded.
-  auto measurer = measure::ProgramMeasurer::create(dag, target, options.measure);
+  const measure::MeasurerFactory make =
+      options.make_measurer ? options.make_measurer : measure::make_program_measurer;
+  auto measurer = make(dag, target, options.measure);
   if (!measurer)
     return measurer.error();
   s->measurer_ = std::move(*measurer);

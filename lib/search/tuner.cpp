@@ -174,11 +174,20 @@ Tuner::Candidate Tuner::candidate_of(const record::Config& config) const {
 }
 
 std::vector<record::MeasureResult> Tuner::measure(const std::vector<Candidate>& candidates) {
+  submit(candidates);
+  return collect(candidates);
+}
+
+void Tuner::submit(const std::vector<Candidate>& candidates) {
   std::vector<const schedule::State*> states;
   for (const Candidate& c : candidates)
     if (c.state)
       states.push_back(&*c.state);
-  std::vector<record::MeasureResult> measured = measurer_.measure(states);
+  measurer_.submit(states);
+}
+
+std::vector<record::MeasureResult> Tuner::collect(const std::vector<Candidate>& candidates) {
+  std::vector<record::MeasureResult> measured = measurer_.collect();
   std::vector<record::MeasureResult> out;
   std::size_t next = 0;
   for (const Candidate& c : candidates) {
@@ -328,11 +337,8 @@ void Tuner::confirm_best(TuneResult& result) {
   result.confirm_seconds = clock.elapsed_ms() / 1e3;
 }
 
-std::vector<record::Record> Tuner::measure_points(const std::vector<Point>& points,
-                                                  TuneResult& result,
-                                                  const std::vector<double>& scores) {
-  std::vector<Candidate> candidates;
-  std::vector<schedule::ProgramKey> programs;
+Tuner::Batch Tuner::prepare(const std::vector<Point>& points, const std::vector<double>& scores) {
+  Batch batch;
   for (size_t i = 0; i < points.size(); ++i) {
     std::optional<schedule::ProgramKey> program = ctx_.key(points[i]);
     // A program measured already (or twice in one batch) is never measured
@@ -348,16 +354,22 @@ std::vector<record::Record> Tuner::measure_points(const std::vector<Point>& poin
       c.state = std::move(*state);
     else
       c.invalid = state.error().message();
-    candidates.push_back(std::move(c));
-    programs.push_back(*program);
+    batch.candidates.push_back(std::move(c));
+    batch.programs.push_back(*program);
   }
-  std::vector<record::MeasureResult> results = measure(candidates);
+  return batch;
+}
+
+std::vector<record::Record> Tuner::conclude(const Batch& batch,
+                                            const std::vector<record::MeasureResult>& results,
+                                            TuneResult& result) {
   std::vector<record::Record> records;
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    record::Record r = make_record(candidates[i].config, results[i]);
-    if (std::isfinite(candidates[i].score))
-      r.predicted = candidates[i].score;
-    learn(r, programs[i], candidates[i].point);
+  for (size_t i = 0; i < batch.candidates.size(); ++i) {
+    const Candidate& c = batch.candidates[i];
+    record::Record r = make_record(c.config, results[i]);
+    if (std::isfinite(c.score))
+      r.predicted = c.score;
+    learn(r, batch.programs[i], c.point);
     ++result.trials;
     result.errors += r.result.ok() ? 0 : 1;
     records.push_back(r);
@@ -367,6 +379,13 @@ std::vector<record::Record> Tuner::measure_points(const std::vector<Point>& poin
     if (auto err = task_.log->append(records))
       result.stop_reason = "cannot write the log: " + err->message();
   return records;
+}
+
+std::vector<record::Record> Tuner::measure_points(const std::vector<Point>& points,
+                                                  TuneResult& result,
+                                                  const std::vector<double>& scores) {
+  Batch batch = prepare(points, scores);
+  return conclude(batch, measure(batch.candidates), result);
 }
 
 /// Rounds in a row without a new measurement before a run gives up.
@@ -475,6 +494,8 @@ TuneResult Tuner::finish() {
 }
 
 Expected<TuneResult> Tuner::run_online(const std::function<void(const RoundStats&)>& progress) {
+  if (options_.pipeline)
+    return run_pipelined(progress);
   if (auto e = start())
     return *e;
   TuneResult& result = online_->result;
@@ -491,6 +512,81 @@ Expected<TuneResult> Tuner::run_online(const std::function<void(const RoundStats
           progress);
     if (!result.stop_reason.empty())
       break;
+  }
+  return finish();
+}
+
+/// The online loop with one batch always being measured: each round
+/// proposes its batch while the one before it is measured, takes that
+/// one's results, submits its own, and retrains on everything taken while
+/// it is measured. So a batch is proposed with the model of every batch but
+/// the one just before it, the same on every run of one seed.
+Expected<TuneResult> Tuner::run_pipelined(const std::function<void(const RoundStats&)>& progress) {
+  if (auto e = start())
+    return *e;
+  TuneResult& result = online_->result;
+  SearchStrategy& strategy = *online_->strategy;
+  std::optional<Batch> flying;
+  for (;;) {
+    const std::int64_t in_flight =
+        flying ? static_cast<std::int64_t>(flying->candidates.size()) : 0;
+    const std::int64_t left = options_.trials - result.trials - in_flight;
+    std::optional<Batch> next;
+    if (left > 0 && result.stop_reason.empty()) {
+      if (out_of_time(online_->clock.elapsed_ms() / 1e3))
+        result.stop_reason = "time budget spent";
+      else if (stalled())
+        result.stop_reason = fmt::format("no better config in {} trials", options_.early_stop);
+    }
+    if (left > 0 && result.stop_reason.empty()) {
+      Stopwatch stage;
+      RoundStats st;
+      st.round = online_->round++;
+      const std::int64_t before = ctx_.predictions;
+      std::vector<Point> points =
+          strategy.propose(ctx_, static_cast<int>(std::min<std::int64_t>(options_.batch, left)));
+      st.sampled = static_cast<std::int64_t>(points.size());
+      st.predicted = ctx_.predictions - before;
+      if (!points.empty()) {
+        std::vector<double> scores;
+        if (strategy.uses_model() && model_.trained())
+          scores = ctx_.predict(points);
+        next = prepare(points, scores);
+        st.sample_seconds = stage.lap_ms() / 1e3;
+        next->stats = st;
+      } else if (!flying) {
+        result.stop_reason = "no unmeasured config left in the space";
+      }
+    }
+    if (flying) {
+      Stopwatch stage;
+      RoundStats& st = flying->stats;
+      std::vector<record::Record> records = conclude(*flying, collect(flying->candidates), result);
+      st.measure_seconds = stage.lap_ms() / 1e3; // the wait for its results
+      if (next)
+        submit(next->candidates);
+      st.measured = static_cast<std::int64_t>(records.size());
+      online_->stale_rounds = records.empty() ? online_->stale_rounds + 1 : 0;
+      if (online_->stale_rounds >= kMaxStaleRounds)
+        result.stop_reason = fmt::format("{} rounds in a row proposed only configs measured "
+                                         "already; the space looks exhausted",
+                                         kMaxStaleRounds);
+      for (const record::Record& r : records)
+        st.errors += r.result.ok() ? 0 : 1;
+      st.model_accuracy = batch_accuracy(records);
+      if (strategy.uses_model() && retrain_due())
+        retrain();
+      st.update_seconds = stage.lap_ms() / 1e3;
+      st.best_gflops = gflops_of(best_);
+      st.trials = result.trials;
+      st.elapsed_seconds = online_->clock.elapsed_ms() / 1e3;
+      finish_round(st, result, progress);
+    } else if (next) {
+      submit(next->candidates);
+    }
+    if (!next)
+      break;
+    flying = std::move(next);
   }
   return finish();
 }

@@ -131,4 +131,10 @@ std::string worker_executable() {
   return (prefix_holding(relative) / relative).string();
 }
 
+std::string mpi_plugin() {
+  if (std::string env = from_environment("KILN_MPI_PLUGIN"); !env.empty())
+    return env;
+  return (fs::path(worker_executable()).parent_path() / "libkiln_mpi.so").string();
+}
+
 } // namespace kiln

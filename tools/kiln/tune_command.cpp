@@ -5,6 +5,7 @@
 #include "tune_flags.h"
 #include "tune_model.h"
 
+#include "kiln/cluster/job.h"
 #include "kiln/codegen/target.h"
 #include "kiln/search/session.h"
 #include "kiln/support/output_file.h"
@@ -17,7 +18,8 @@
 
 namespace kiln::tool {
 
-static int run(CLI::App* cmd, TuneFlags& f, const std::string& scheduler, const ToolContext& ctx) {
+static int run_here(CLI::App* cmd, TuneFlags& f, const std::string& scheduler,
+                    const ToolContext& ctx) {
   if (f.op.file.size() > 5 && f.op.file.compare(f.op.file.size() - 5, 5, ".onnx") == 0)
     return tune_model(cmd, f, scheduler, ctx);
   auto options = session_options(cmd, f, ctx);
@@ -62,6 +64,57 @@ static int run(CLI::App* cmd, TuneFlags& f, const std::string& scheduler, const 
   if (auto err = write_run_report(result->log, f.report, ctx))
     return fail(*err);
   return result->tune.best || f.options.mode == search::Mode::Offline ? 0 : 1;
+}
+
+/// A cluster job's --retrain-growth unless one is given.
+constexpr double kJobRetrainGrowth = 0.3;
+
+/// Under mpirun: rank 0 tunes as run_here does, every batch measured over
+/// the ranks (cluster/job.h); the other ranks measure for it.
+static int run_on_cluster(CLI::App* cmd, TuneFlags& f, const std::string& scheduler,
+                          const ToolContext& ctx) {
+  auto transport = cluster::join_mpi_job();
+  if (!transport)
+    return fail(transport.error());
+  cluster::Transport& t = **transport;
+  if (t.size() == 1)
+    return run_here(cmd, f, scheduler, ctx);
+  auto options = session_options(cmd, f, ctx);
+  if (!options)
+    return t.rank() == 0 ? fail(options.error()) : 1;
+  const measure::MeasurerFactory base =
+      options->make_measurer ? options->make_measurer : measure::make_program_measurer;
+  auto code = cluster::run_job(
+      t, codegen::host_target(), options->measure, base,
+      [&](const measure::MeasurerFactory& distributed, cluster::Job& job) {
+        fmt::print("cluster: {} ranks, rank 0 on {} searches; every rank measures its share of "
+                   "each batch\n",
+                   t.size(), t.host());
+        f.make_measurer = distributed;
+        // A job's batches are large and its measuring fast: the search must
+        // keep up, so it proposes while a batch is measured and retrains
+        // when the records grew by 30%, unless told otherwise.
+        if (!f.pipeline)
+          f.pipeline = true;
+        if (cmd->count("--retrain-growth") == 0)
+          f.options.retrain_growth = kJobRetrainGrowth;
+        const int rc = run_here(cmd, f, scheduler, ctx);
+        for (const std::string& e : job.events())
+          std::fprintf(stderr, "warning: %s\n", e.c_str());
+        return rc;
+      });
+  if (code)
+    return *code;
+  if (t.rank() == 0)
+    return fail(code.error());
+  std::fprintf(stderr, "kiln (rank %d of the job): %s\n", t.rank(), code.error().message().c_str());
+  return 1;
+}
+
+static int run(CLI::App* cmd, TuneFlags& f, const std::string& scheduler, const ToolContext& ctx) {
+  if (cluster::started_by_mpi_launcher())
+    return run_on_cluster(cmd, f, scheduler, ctx);
+  return run_here(cmd, f, scheduler, ctx);
 }
 
 Command add_tune_command(CLI::App& app, const ToolContext& ctx) {

@@ -1,6 +1,7 @@
 #include "tune_flags.h"
 
 #include "kiln/codegen/runtime.h"
+#include "kiln/measure/simulated_measurer.h"
 #include "kiln/report/report.h"
 
 #include <fmt/format.h>
@@ -50,6 +51,16 @@ void add_tune_flags(CLI::App* cmd, TuneFlags& f) {
                   "logs of other shapes of the op: when this shape has no record, the best "
                   "configs of the nearest tuned one, tile sizes refitted, are measured first "
                   "(repeatable)");
+  cmd->add_flag(
+      "--pipeline", [&f](std::int64_t) { f.pipeline = true; },
+      "propose and retrain while the previous batch is measured (default in a cluster job)");
+  cmd->add_flag(
+      "--no-pipeline", [&f](std::int64_t) { f.pipeline = false; },
+      "measure each batch before proposing the next, also in a cluster job");
+  cmd->add_option("--simulate", f.simulate,
+                  "measure nothing: each trial takes SECONDS and gets a made-up time from its "
+                  "program (for timing kiln's own overhead, e.g. on a cluster)")
+      ->check(CLI::Range(0.0, 3600.0));
   cmd->add_option("--save-model", f.save_model, "write the model trained during the run");
   cmd->add_option("--threads", f.threads, "threads for parallel loops (default: all cores)")
       ->check(CLI::Range(0, KILN_RT_MAX_THREADS));
@@ -142,6 +153,18 @@ Expected<search::SessionOptions> session_options(CLI::App* cmd, TuneFlags& f,
   s.log = f.log;
   s.resume = f.resume;
   s.transfer_logs = f.transfer_logs;
+  s.tune.pipeline = f.pipeline.value_or(false);
+  if (f.make_measurer) {
+    s.make_measurer = f.make_measurer;
+  } else if (f.simulate >= 0) {
+    s.make_measurer =
+        [seconds = f.simulate](
+            const ir::ComputeDAG& dag, const Target&,
+            const measure::MeasureOptions&) -> Expected<std::unique_ptr<measure::Measurer>> {
+      return std::unique_ptr<measure::Measurer>(
+          std::make_unique<measure::SimulatedMeasurer>(dag, seconds));
+    };
+  }
   if (!f.op.schedule.empty())
     s.start_schedules.push_back(f.op.schedule);
   s.save_model = f.save_model;

@@ -34,6 +34,12 @@ struct TuneFlags {
   std::string space;         ///< "sketch" or "template"; empty: sketch unless --template
   std::string template_name; ///< empty: the template that fits the op
   std::string config;        ///< TOML file of options
+  /// --pipeline / --no-pipeline; unset: on in a cluster job, off alone.
+  std::optional<bool> pipeline;
+  /// --simulate: seconds a simulated trial takes (< 0: measure for real).
+  double simulate = -1;
+  /// Set by a cluster job: the measurers that spread batches over its ranks.
+  measure::MeasurerFactory make_measurer;
 };
 
 void add_tune_flags(CLI::App* cmd, TuneFlags& flags);

@@ -13,6 +13,7 @@
 #include "kiln/support/target.h"
 
 #include <array>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -40,6 +41,17 @@ public:
   measure(std::span<const schedule::State* const> states) = 0;
   std::vector<record::MeasureResult> measure(const std::vector<schedule::State>& states);
   virtual const MeasureStats& stats() const = 0;
+
+  /// Starts measuring a batch, for a caller that does other work meanwhile
+  /// (a pipelined tuner): a measurer that measures elsewhere returns at
+  /// once, and the states must live until collect(); this one measures
+  /// now. One batch at a time.
+  virtual void submit(std::span<const schedule::State* const> states);
+  /// The results of the batch submit() started, in order.
+  virtual std::vector<record::MeasureResult> collect();
+
+private:
+  std::vector<record::MeasureResult> submitted_;
 };
 
 struct MeasureOptions {
@@ -58,6 +70,16 @@ struct MeasureOptions {
 /// A "bad-option" error naming the first option out of its range (by its
 /// `kiln` flag), or nothing. ProgramMeasurer::create checks its options so.
 std::optional<Error> check_options(const MeasureOptions& options);
+
+/// Makes the measurer of one task: ProgramMeasurer::create unless a run
+/// measures otherwise (simulated, spread over a cluster).
+using MeasurerFactory = std::function<Expected<std::unique_ptr<Measurer>>(
+    const ir::ComputeDAG& dag, const Target& target, const MeasureOptions& options)>;
+
+/// ProgramMeasurer::create, as a MeasurerFactory.
+Expected<std::unique_ptr<Measurer>> make_program_measurer(const ir::ComputeDAG& dag,
+                                                          const Target& target,
+                                                          const MeasureOptions& options);
 
 /// Builds (in parallel) and runs (one at a time) real kernels.
 class ProgramMeasurer : public Measurer {

@@ -74,6 +74,10 @@ struct MeasureResult {
   int number = 0;            ///< calls per repeat
   double build_seconds = 0;  ///< lowering + compile
   double run_seconds = 0;    ///< wall time in the runner, checks included
+  /// Where a distributed run measured it (docs/tuning.md, "On a cluster"):
+  /// the rank's host name and rank; empty and -1 in a run of one process.
+  std::string host;
+  int rank = -1;
 
   bool ok() const { return error == MeasureError::None && !costs.empty(); }
   double median() const;

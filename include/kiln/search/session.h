@@ -52,6 +52,10 @@ struct SessionOptions {
   /// measured first, in the trial budget. The resumed log's other shapes
   /// count too.
   std::vector<std::string> transfer_logs;
+  /// Makes each task's measurer; empty: measure::make_program_measurer
+  /// (kiln tune --simulate gives a simulated one, a cluster job spreads
+  /// each batch over its ranks).
+  measure::MeasurerFactory make_measurer;
 };
 
 struct SessionResult {

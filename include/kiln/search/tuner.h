@@ -60,6 +60,11 @@ struct TuneOptions {
   /// (`--retrain-growth`).
   double retrain_growth = 0;
   std::string run; ///< label in records; default "<mode>/<strategy>/seed=<seed>"
+  /// Online: propose and retrain while the previous batch is measured
+  /// (Measurer::submit), the proposals made with the model of the batches
+  /// before it. For measurers that do not share this process's cores (a
+  /// cluster job's ranks): the search's time hides behind the measuring.
+  bool pipeline = false;
 };
 
 /// What the cost model learns from: features and seconds (0: an error) of
@@ -155,11 +160,28 @@ private:
     std::string invalid;                  ///< why, when they do not
     double score = 0;                     ///< the model's, NaN when unscored
   };
+  /// A batch of candidates: proposed, then measured, then records.
+  struct Batch {
+    std::vector<Candidate> candidates;
+    std::vector<schedule::ProgramKey> programs;
+    RoundStats stats;
+  };
+  /// The proposed points not measured yet (each program once), their
+  /// programs counted as measured from now on.
+  Batch prepare(const std::vector<Point>& points, const std::vector<double>& scores);
+  /// The batch's records from its results: learnt, counted, logged.
+  std::vector<record::Record> conclude(const Batch& batch,
+                                       const std::vector<record::MeasureResult>& results,
+                                       TuneResult& result);
   std::vector<record::Record> measure_points(const std::vector<Point>& points, TuneResult& result,
                                              const std::vector<double>& scores = {});
   /// Measures states (one batch); each failed state is an invalid-schedule
   /// result without a measurement.
   std::vector<record::MeasureResult> measure(const std::vector<Candidate>& candidates);
+  /// measure() in two halves, for the pipelined run.
+  void submit(const std::vector<Candidate>& candidates);
+  std::vector<record::MeasureResult> collect(const std::vector<Candidate>& candidates);
+  Expected<TuneResult> run_pipelined(const std::function<void(const RoundStats&)>& progress);
   void finish_round(RoundStats& st, TuneResult& result,
                     const std::function<void(const RoundStats&)>& progress);
   record::Record make_record(const record::Config& config, const record::MeasureResult& r);

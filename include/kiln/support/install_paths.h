@@ -32,6 +32,11 @@ std::string data_dir();
 /// `<prefix>/libexec/kiln/kiln-worker`, the prefix found as for data_dir.
 std::string worker_executable();
 
+/// The MPI plugin (`libkiln_mpi.so`, cluster/transport.h) a kiln started by
+/// mpirun loads: $KILN_MPI_PLUGIN when set; else next to kiln-worker
+/// (worker_executable's folder).
+std::string mpi_plugin();
+
 /// The install prefix of the program or shared library holding kiln's code,
 /// as data_dir finds it (empty when it runs from its build tree).
 std::string install_prefix();
