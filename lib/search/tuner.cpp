@@ -455,6 +455,14 @@ RoundStats Tuner::round(int n, const std::function<void(const RoundStats&)>& pro
     scores = ctx_.predict(points);
   st.sample_seconds = stage.lap_ms() / 1e3;
   std::vector<record::Record> records = measure_points(points, result, scores);
+  st.measure_seconds = stage.lap_ms() / 1e3;
+  end_round(st, records, stage, progress);
+  return st;
+}
+
+void Tuner::end_round(RoundStats& st, const std::vector<record::Record>& records, Stopwatch& stage,
+                      const std::function<void(const RoundStats&)>& progress) {
+  TuneResult& result = online_->result;
   st.measured = static_cast<std::int64_t>(records.size());
   // Proposals that all turn out to be programs measured already (other
   // points, same steps) spend no budget: stop before that loops forever.
@@ -465,16 +473,14 @@ RoundStats Tuner::round(int n, const std::function<void(const RoundStats&)>& pro
                                      kMaxStaleRounds);
   for (const record::Record& r : records)
     st.errors += r.result.ok() ? 0 : 1;
-  st.measure_seconds = stage.lap_ms() / 1e3;
   st.model_accuracy = batch_accuracy(records);
-  if (strategy.uses_model() && retrain_due())
+  if (online_->strategy->uses_model() && retrain_due())
     retrain();
   st.update_seconds = stage.lap_ms() / 1e3;
   st.best_gflops = gflops_of(best_);
   st.trials = result.trials;
   st.elapsed_seconds = online_->clock.elapsed_ms() / 1e3;
   finish_round(st, result, progress);
-  return st;
 }
 
 TuneResult Tuner::finish() {
@@ -564,23 +570,8 @@ Expected<TuneResult> Tuner::run_pipelined(const std::function<void(const RoundSt
       std::vector<record::Record> records = conclude(*flying, collect(flying->candidates), result);
       st.measure_seconds = stage.lap_ms() / 1e3; // the wait for its results
       if (next)
-        submit(next->candidates);
-      st.measured = static_cast<std::int64_t>(records.size());
-      online_->stale_rounds = records.empty() ? online_->stale_rounds + 1 : 0;
-      if (online_->stale_rounds >= kMaxStaleRounds)
-        result.stop_reason = fmt::format("{} rounds in a row proposed only configs measured "
-                                         "already; the space looks exhausted",
-                                         kMaxStaleRounds);
-      for (const record::Record& r : records)
-        st.errors += r.result.ok() ? 0 : 1;
-      st.model_accuracy = batch_accuracy(records);
-      if (strategy.uses_model() && retrain_due())
-        retrain();
-      st.update_seconds = stage.lap_ms() / 1e3;
-      st.best_gflops = gflops_of(best_);
-      st.trials = result.trials;
-      st.elapsed_seconds = online_->clock.elapsed_ms() / 1e3;
-      finish_round(st, result, progress);
+        submit(next->candidates); // measured while this round retrains
+      end_round(st, records, stage, progress);
     } else if (next) {
       submit(next->candidates);
     }

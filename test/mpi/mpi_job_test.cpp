@@ -94,7 +94,7 @@ TEST_CASE("three ranks log the records of one process, each trial once, rank and
   CHECK(ranks == std::set<int>{0, 1, 2});
 }
 
-TEST_CASE("a rank that dies loses its batch in flight; --resume redoes it, no trial twice",
+TEST_CASE("a rank that dies loses its batch in flight, and --resume redoes it with no trial twice",
           "[mpi]") {
   const std::string log = temp("killed.jsonl");
   // Rank 2 dies on its third batch: the job stops with mpirun's message.

@@ -184,6 +184,10 @@ private:
   Expected<TuneResult> run_pipelined(const std::function<void(const RoundStats&)>& progress);
   void finish_round(RoundStats& st, TuneResult& result,
                     const std::function<void(const RoundStats&)>& progress);
+  /// An online round's end, once its records are in: the stale-round
+  /// count, its figures, the retrain, then finish_round.
+  void end_round(RoundStats& st, const std::vector<record::Record>& records, Stopwatch& stage,
+                 const std::function<void(const RoundStats&)>& progress);
   record::Record make_record(const record::Config& config, const record::MeasureResult& r);
   void learn(const record::Record& r, const schedule::ProgramKey& program,
              const std::optional<Point>& point);

@@ -11,7 +11,7 @@ TEST_CASE("matmul flop count is 2*M*N*K", "[ir][dag]") {
   REQUIRE(test::matmul_dag(8, 4, 2).flop_count() == 2.0 * 8 * 4 * 2);
 }
 
-TEST_CASE("arguments are inputs then outputs; producers and consumers", "[ir][dag]") {
+TEST_CASE("arguments are inputs then outputs, producers and consumers", "[ir][dag]") {
   DAGBuilder b("dense_bias_relu");
   auto X = b.input("X", {2, 3});
   auto W = b.input("W", {4, 3});

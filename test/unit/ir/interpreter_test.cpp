@@ -28,7 +28,7 @@ TEST_CASE("interpreter computes matmul exactly", "[ir][interpreter]") {
     }
 }
 
-TEST_CASE("interpreter: softmax rows sum to one; select skips the untaken read",
+TEST_CASE("interpreter: softmax rows sum to one, select skips the untaken read",
           "[ir][interpreter]") {
   DAGBuilder b("softmax");
   auto X = b.input("x", {2, 5});

@@ -2,42 +2,21 @@
 // best of the nearest tuned task of its op, checked, and the network still
 // computes numpy's outputs; a network tuning run measures those configs
 // first.
+#include "../search/random_records.h"
 #include "network_check.h"
 
 #include "kiln/network/network_tuner.h"
 #include "kiln/record/nearest_shape.h"
 #include "kiln/record/tuning_log.h"
-#include "kiln/search/search_space.h"
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
 #include <filesystem>
-#include <random>
 
 using namespace kiln;
 
 namespace {
-
-/// A record of one random sketch config of `dag`, timed `ms`.
-record::Record random_record(const ir::ComputeDAG& dag, std::uint64_t seed, double ms) {
-  auto space = search::make_search_space(dag, codegen::host_target(), "sketch", "");
-  REQUIRE(space.ok());
-  std::mt19937_64 rng(seed);
-  for (;;) {
-    auto state = (*space)->state((*space)->sample(rng));
-    if (!state)
-      continue;
-    record::Record r;
-    r.run = "online/evolutionary/seed=1";
-    r.task = record::TaskInfo::from_dag(dag, "tiny_resnet.onnx");
-    r.target = codegen::host_target();
-    r.config.steps = state->steps();
-    r.result.costs = {ms * 1e-3};
-    r.result.number = 1;
-    return r;
-  }
-}
 
 /// The first task that has another task of the same op in `net`.
 std::pair<std::size_t, std::size_t> task_with_a_neighbour(const graph::Network& net) {
@@ -58,8 +37,8 @@ TEST_CASE("a task with no record runs the nearest tuned task's refitted schedule
   std::vector<record::Record> records;
   for (std::size_t t = 0; t < net.tasks.size(); ++t)
     if (t != lacking)
-      for (std::uint64_t seed = 1; seed <= 3; ++seed)
-        records.push_back(random_record(net.tasks[t].dag, seed + 10 * t, double(seed)));
+      for (record::Record& r : test::random_records(net.tasks[t].dag, 3, t + 1, 1, "tiny_resnet"))
+        records.push_back(std::move(r));
   measure::MeasureOptions options;
   options.isolate = false;
   const Target target = codegen::host_target();

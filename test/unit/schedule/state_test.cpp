@@ -155,7 +155,7 @@ TEST_CASE("malformed schedules are clear errors", "[schedule][json]") {
   REQUIRE_THAT(replay.error().message(), Catch::StartsWith("step 0 (split)"));
 }
 
-TEST_CASE("a schedule file loads onto its op; one that does not fit names the file",
+TEST_CASE("a schedule file loads onto its op, one that does not fit names the file",
           "[schedule][json]") {
   const std::string dir = std::string(KILN_SOURCE_DIR) + "/test/cli/";
   auto fits = State::load(test::matmul_dag(16, 16, 16), dir + "matmul16_start.json");

@@ -2,6 +2,7 @@
 // checked against the interpreter, picked by measurement, and measured first
 // by a tuning session.
 #include "../ir/test_dags.h"
+#include "random_records.h"
 
 #include "kiln/codegen/target.h"
 #include "kiln/measure/nearest_pick.h"
@@ -15,7 +16,6 @@
 
 #include <filesystem>
 #include <numeric>
-#include <random>
 
 using namespace kiln;
 
@@ -23,31 +23,6 @@ namespace {
 
 std::int64_t product(const std::vector<std::int64_t>& f) {
   return std::accumulate(f.begin(), f.end(), std::int64_t{1}, std::multiplies<std::int64_t>());
-}
-
-/// `count` records of random sketch configs of `dag` on this machine, the
-/// i-th timed (i + 1) ms, so the first is the best.
-std::vector<record::Record> random_records(const ir::ComputeDAG& dag, int count,
-                                           std::uint64_t seed) {
-  auto space = search::make_search_space(dag, codegen::host_target(), "sketch", "");
-  REQUIRE(space.ok());
-  std::mt19937_64 rng(seed);
-  std::vector<record::Record> out;
-  while (static_cast<int>(out.size()) < count) {
-    auto state = (*space)->state((*space)->sample(rng));
-    if (!state)
-      continue;
-    record::Record r;
-    r.run = "online/evolutionary/seed=1";
-    r.task = record::TaskInfo::from_dag(dag, "ops/matmul.kop");
-    r.target = codegen::host_target();
-    r.config.steps = state->steps();
-    r.result.costs = {1e-3 * static_cast<double>(out.size() + 1)};
-    r.result.number = 1;
-    r.trial = static_cast<std::int64_t>(out.size());
-    out.push_back(std::move(r));
-  }
-  return out;
 }
 
 std::string temp_path(const std::string& name) {
@@ -83,8 +58,8 @@ TEST_CASE("the nearest tuned shape of the same op gives refitted configs that re
   const ir::ComputeDAG want = test::matmul_dag(48, 80, 56);
   const ir::ComputeDAG near = test::matmul_dag(64, 64, 64);
   const ir::ComputeDAG far = test::matmul_dag(8, 8, 512);
-  std::vector<record::Record> records = random_records(far, 6, 1);
-  for (record::Record& r : random_records(near, 12, 2))
+  std::vector<record::Record> records = test::random_records(far, 6, 1);
+  for (record::Record& r : test::random_records(near, 12, 2))
     records.push_back(std::move(r));
 
   CHECK(record::shape_distance(want, want) == 0.0);
@@ -113,7 +88,7 @@ TEST_CASE("the nearest tuned shape of the same op gives refitted configs that re
 TEST_CASE("a nearest-shape pick is checked against the interpreter and timed here",
           "[search][nearest]") {
   const ir::ComputeDAG want = test::matmul_dag(37, 29, 41); // primes: every tile has a tail
-  std::vector<record::Record> records = random_records(test::matmul_dag(32, 32, 32), 8, 3);
+  std::vector<record::Record> records = test::random_records(test::matmul_dag(32, 32, 32), 8, 3);
   measure::MeasureOptions options;
   options.isolate = false;
   std::string why;
@@ -139,7 +114,7 @@ TEST_CASE("a session on a new shape measures the nearest shape's configs first",
   {
     auto writer = record::LogWriter::open(from);
     REQUIRE(writer.ok());
-    REQUIRE_FALSE((*writer)->append(random_records(test::matmul_dag(32, 32, 32), 8, 4)));
+    REQUIRE_FALSE((*writer)->append(test::random_records(test::matmul_dag(32, 32, 32), 8, 4)));
   }
   const ir::ComputeDAG want = test::matmul_dag(24, 40, 20);
   search::SessionOptions o;

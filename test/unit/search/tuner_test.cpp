@@ -458,7 +458,7 @@ TEST_CASE("records of another CPU seed a resumed run but never count as measured
   CHECK(here->records.front().trial == elsewhere.records.back().trial + 1);
 }
 
-TEST_CASE("offline makes zero measurements; hybrid stays within its budget", "[search][tuner]") {
+TEST_CASE("offline makes zero measurements, hybrid stays within its budget", "[search][tuner]") {
   Fixture f;
   model::XGBoostModel trained;
   TuneResult online = f.tune("evolutionary", trained, 48);

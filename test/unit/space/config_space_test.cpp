@@ -77,7 +77,7 @@ TEST_CASE("sampling is seeded, uniform and in the space", "[space][config]") {
     REQUIRE(h > 40);
 }
 
-TEST_CASE("mutation changes one knob; crossover mixes at one cut", "[space][config]") {
+TEST_CASE("mutation changes one knob, crossover mixes at one cut", "[space][config]") {
   ConfigSpace sp = small_space();
   std::mt19937_64 rng(3);
   for (int i = 0; i < 200; ++i) {

@@ -198,7 +198,7 @@ TEST_CASE("an odd-sized matmul is tiled and vectorized with tails, within the sp
   }
 }
 
-TEST_CASE("matmul has four sketches; dense+bias+relu fuses into its consumer", "[space][sketch]") {
+TEST_CASE("matmul has four sketches, dense+bias+relu fuses into its consumer", "[space][sketch]") {
   SketchSpace mm(test::matmul_dag(64, 64, 64), SpaceParams{});
   REQUIRE(mm.sketches().size() == 4);
   REQUIRE(mm.sketches()[0].name() == "C tiled in C.local at level 1");
@@ -325,7 +325,7 @@ TEST_CASE("the rule list derives each op's sketches in order", "[space][sketch]"
   CHECK(derive_drafts(Analysis(*short_rows)).size() == 1);
 }
 
-TEST_CASE("conv2d gets a sketch vectorized over its output channels; matmul and depthwise do not",
+TEST_CASE("conv2d gets a sketch vectorized over its output channels, matmul and depthwise do not",
           "[space][sketch]") {
   SketchSpace conv = op_space("conv2d_nchw");
   REQUIRE(conv.sketches().size() == 4);
@@ -381,7 +381,7 @@ TEST_CASE("conv2d gets a sketch vectorized over its output channels; matmul and 
   }
 }
 
-TEST_CASE("sampling is seeded; configs flatten and mutate within the space", "[space][sample]") {
+TEST_CASE("sampling is seeded, configs flatten and mutate within the space", "[space][sample]") {
   SketchSpace sp(test::matmul_dag(64, 48, 32), SpaceParams{16, 2, 64});
   std::mt19937_64 a(5), b(5), rng(9);
   for (int i = 0; i < 50; ++i) {
