@@ -12,9 +12,6 @@
 
 namespace kiln::api {
 
-/// Nearest-shape configs Backend::best builds and times for a workload.
-constexpr std::size_t kNearestCandidates = 3;
-
 BestRecord apply_history_best(const std::vector<record::Record>& records, const ir::ComputeDAG& dag,
                               const Target& target) {
   BestRecord best;
@@ -86,7 +83,7 @@ BestRecord Backend::best(const ir::ComputeDAG& dag) const {
     return it->second;
   std::string why;
   auto pick = measure::pick_nearest_shape(records_, dag, target_, measure::MeasureOptions{},
-                                          kNearestCandidates, &why);
+                                          measure::kNearestCandidates, &why);
   if (!pick)
     why = pick.error().message();
   if (pick && *pick) {

@@ -53,4 +53,11 @@ SimulatedMeasurer::measure(std::span<const schedule::State* const> states) {
   return out;
 }
 
+MeasurerFactory simulated_measurers(double trial_seconds) {
+  return [trial_seconds](const ir::ComputeDAG& dag, const Target&,
+                         const MeasureOptions&) -> Expected<std::unique_ptr<Measurer>> {
+    return std::unique_ptr<Measurer>(std::make_unique<SimulatedMeasurer>(dag, trial_seconds));
+  };
+}
+
 } // namespace kiln::measure

@@ -14,9 +14,6 @@
 
 namespace kiln::network {
 
-/// Nearest-shape configs built and timed for a task with no record.
-constexpr std::size_t kNearestCandidates = 3;
-
 std::vector<TaskSchedule> naive_schedules(const graph::Network& net) {
   return std::vector<TaskSchedule>(net.tasks.size(), TaskSchedule{std::nullopt, "naive", -1});
 }
@@ -33,7 +30,7 @@ std::vector<TaskSchedule> schedules_from_records(const graph::Network& net,
     if (!best && nearest) {
       std::string why;
       auto pick = measure::pick_nearest_shape(records, task.dag, target, *nearest,
-                                              kNearestCandidates, &why);
+                                              measure::kNearestCandidates, &why);
       if (pick && *pick) {
         auto state = schedule::State::replay(task.dag, (*pick)->record.config.steps);
         KILN_ASSERT(state.ok(), "a nearest-shape pick replays: it was built from these steps");

@@ -157,13 +157,7 @@ Expected<search::SessionOptions> session_options(CLI::App* cmd, TuneFlags& f,
   if (f.make_measurer) {
     s.make_measurer = f.make_measurer;
   } else if (f.simulate >= 0) {
-    s.make_measurer =
-        [seconds = f.simulate](
-            const ir::ComputeDAG& dag, const Target&,
-            const measure::MeasureOptions&) -> Expected<std::unique_ptr<measure::Measurer>> {
-      return std::unique_ptr<measure::Measurer>(
-          std::make_unique<measure::SimulatedMeasurer>(dag, seconds));
-    };
+    s.make_measurer = measure::simulated_measurers(f.simulate);
   }
   if (!f.op.schedule.empty())
     s.start_schedules.push_back(f.op.schedule);

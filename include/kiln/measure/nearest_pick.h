@@ -14,6 +14,10 @@
 
 namespace kiln::measure {
 
+/// How many nearest-shape configs a pick builds and times: enough that one
+/// failing tile fit is not the end, few enough to take seconds.
+inline constexpr std::size_t kNearestCandidates = 3;
+
 struct NearestPick {
   /// A record of `dag`'s workload: the refitted config and its measurement
   /// here (run "nearest-shape", trial -1).

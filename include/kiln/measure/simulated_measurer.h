@@ -35,6 +35,9 @@ private:
   MeasureStats stats_;
 };
 
+/// A MeasurerFactory of SimulatedMeasurers whose trials take `trial_seconds`.
+MeasurerFactory simulated_measurers(double trial_seconds);
+
 } // namespace kiln::measure
 
 #endif // KILN_MEASURE_SIMULATED_MEASURER_H

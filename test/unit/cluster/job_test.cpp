@@ -21,10 +21,7 @@ using namespace kiln;
 
 namespace {
 
-Expected<std::unique_ptr<measure::Measurer>> simulated(const ir::ComputeDAG& dag, const Target&,
-                                                       const measure::MeasureOptions&) {
-  return std::unique_ptr<measure::Measurer>(std::make_unique<measure::SimulatedMeasurer>(dag, 0));
-}
+const measure::MeasurerFactory simulated = measure::simulated_measurers(0);
 
 std::vector<schedule::State> random_states(const ir::ComputeDAG& dag, std::size_t n) {
   auto space = search::make_search_space(dag, codegen::host_target(), "sketch", "");
