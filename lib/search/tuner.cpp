@@ -1,5 +1,7 @@
 #include "kiln/search/tuner.h"
 
+#include "short_list.h"
+
 #include "kiln/model/metrics.h"
 #include "kiln/model/program_features.h"
 #include "kiln/record/history.h"
@@ -582,33 +584,6 @@ Expected<TuneResult> Tuner::run_pipelined(const std::function<void(const RoundSt
   return finish();
 }
 
-/// Scores the configs the strategy proposes over several rounds, without
-/// measuring; returns them best first.
-static std::vector<std::pair<double, Point>> shortlist(SearchStrategy& strategy, SearchContext& ctx,
-                                                       int rounds, int per_round, double seconds,
-                                                       const Stopwatch& clock) {
-  std::vector<std::pair<double, Point>> scored;
-  ProgramSet proposed = ctx.measured_programs;
-  for (int r = 0; r < rounds; ++r) {
-    if (seconds > 0 && clock.elapsed_ms() / 1e3 >= seconds)
-      break;
-    std::vector<Point> points = strategy.propose(ctx, per_round);
-    if (points.empty())
-      break;
-    std::vector<double> scores = ctx.predict(points);
-    for (size_t i = 0; i < points.size(); ++i) {
-      // Proposed once is enough: the next round explores elsewhere.
-      if (std::optional<schedule::ProgramKey> k = ctx.key(points[i]))
-        ctx.measured_programs.insert(*k);
-      scored.emplace_back(scores[i], points[i]);
-    }
-  }
-  ctx.measured_programs = std::move(proposed);
-  std::sort(scored.begin(), scored.end(),
-            [](const auto& a, const auto& b) { return a.first > b.first; });
-  return scored;
-}
-
 Expected<TuneResult> Tuner::run_offline() {
   if (!model_.trained())
     return Error("untrained-model", "offline tuning needs a trained cost model: pass --model FILE "
@@ -682,8 +657,7 @@ Expected<TuneResult> Tuner::run_hybrid(const std::function<void(const RoundStats
   auto picks = shortlist(**strategy, ctx_, options_.offline_rounds,
                          std::max(options_.batch, options_.trials), predict_budget, clock);
   const auto left = static_cast<size_t>(std::max<std::int64_t>(0, options_.trials - result.trials));
-  if (picks.size() > left)
-    picks.resize(left);
+  picks = cover_families(picks, left, space_);
   double filter_seconds = clock.elapsed_ms() / 1e3;
   for (size_t at = 0; at < picks.size(); at += options_.batch) {
     if (out_of_time(clock.elapsed_ms() / 1e3)) {

@@ -52,6 +52,18 @@ double late_sketch_seconds(const space::SketchSpace& sp, const Point& p) {
   return simulated_seconds(sp, p) + (0.8 * std::abs(k_block - 7) - 1.2) * 1e-3;
 }
 
+/// A machine where the packed sketch (3) is slow at any tiling.
+double packed_slow_seconds(const space::SketchSpace& sp, const Point& p) {
+  auto c = sp.unflatten(p);
+  return simulated_seconds(sp, p) + (c && c->sketch == 3 ? 4e-3 : 0.0);
+}
+
+/// A machine where the packed sketch (3) is the fastest at any tiling.
+double packed_fast_seconds(const space::SketchSpace& sp, const Point& p) {
+  auto c = sp.unflatten(p);
+  return simulated_seconds(sp, p) * (c && c->sketch == 3 ? 0.25 : 1.0);
+}
+
 using CostFunction = double (*)(const space::SketchSpace&, const Point&);
 
 using RecordingSpace = test::RecordingSpace<SketchSearchSpace>;
@@ -492,6 +504,34 @@ TEST_CASE("offline makes zero measurements, hybrid stays within its budget", "[s
   model::XGBoostModel untrained;
   Tuner cold(f.task, f.space, fresh, untrained, o);
   REQUIRE(cold.run().error().id() == "untrained-model");
+}
+
+TEST_CASE("hybrid measures every sketch even one its model learnt elsewhere to rank low",
+          "[search][tuner]") {
+  // The model is trained where the packed sketch is slow, then filters for
+  // a machine where it is the fastest.
+  Fixture elsewhere(packed_slow_seconds);
+  model::XGBoostModel trained;
+  elsewhere.tune("evolutionary", trained, 64);
+  REQUIRE(trained.trained());
+
+  Fixture here(packed_fast_seconds);
+  TuneOptions o;
+  o.mode = Mode::Hybrid;
+  o.trials = 16;
+  o.batch = 16;
+  o.confirm_top = 0;
+  o.strategy_options.population = 128;
+  Tuner hybrid(here.task, here.space, here.measurer, trained, o);
+  auto hy = hybrid.run();
+  REQUIRE(hy.ok());
+  std::set<int> measured;
+  for (const record::Record& rec : hy->records)
+    if (!rec.config.point.empty())
+      measured.insert(here.space.family(rec.config.point));
+  CHECK(measured.size() == static_cast<std::size_t>(here.space.families()));
+  REQUIRE(hy->best.has_value());
+  CHECK(here.space.family(hy->best->config.point) == 3);
 }
 
 TEST_CASE("the best configs are timed again, and a lucky first timing does not win",
