@@ -50,6 +50,10 @@ private:
   struct Access {
     AccessKind kind;
     llvm::Value* ptr; ///< element pointer (Uniform, Contiguous) or vector of pointers
+    /// Strided by a constant: lane 0's element pointer and the stride in
+    /// elements; null and 0 when the lanes' offsets are not a constant step.
+    llvm::Value* first = nullptr;
+    std::int64_t stride = 0;
   };
 
   /// The vector loop being emitted as vector code.
@@ -154,6 +158,10 @@ private:
   /// every lane and does not force a gather.
   Access analyze_access(const BoundBuffer& buf, const std::vector<ir::Expr>& indices);
   llvm::Value* emit_load(const ir::Load* l);
+  /// Lanes a small constant stride apart, loaded as whole vectors over the
+  /// elements they span and picked out with one shuffle; null when the
+  /// stride is too large for that to pay.
+  llvm::Value* emit_deinterleaved_load(llvm::Type* elem, const Access& access, llvm::Align align);
   /// A divisor that cannot fault in inactive lanes (they divide by 1).
   llvm::Value* safe_divisor(llvm::Value* d);
   /// An element address; not `inbounds` under a mask, where inactive lanes

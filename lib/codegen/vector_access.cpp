@@ -80,7 +80,7 @@ Emitter::Access Emitter::analyze_access(const BoundBuffer& buf, const std::vecto
   std::vector<llvm::Constant*> steps;
   for (unsigned i = 0; i < vector_->lanes; ++i)
     steps.push_back(b_.getInt64(static_cast<std::int64_t>(i) * stride));
-  return {AccessKind::Strided, gep(elem, first, llvm::ConstantVector::get(steps))};
+  return {AccessKind::Strided, gep(elem, first, llvm::ConstantVector::get(steps)), first, stride};
 }
 
 llvm::Value* Emitter::emit_load(const ir::Load* l) {
@@ -101,6 +101,8 @@ llvm::Value* Emitter::emit_load(const ir::Load* l) {
     case AccessKind::Contiguous:
       return b_.CreateMaskedLoad(vec, access.ptr, align, mask_, none);
     case AccessKind::Strided:
+      if (llvm::Value* v = emit_deinterleaved_load(elem, access, align))
+        return v;
       return b_.CreateMaskedGather(vec, access.ptr, align, mask_, none);
     }
   }
@@ -110,9 +112,74 @@ llvm::Value* Emitter::emit_load(const ir::Load* l) {
   case AccessKind::Contiguous:
     return b_.CreateAlignedLoad(vec, access.ptr, align);
   case AccessKind::Strided:
+    if (llvm::Value* v = emit_deinterleaved_load(elem, access, align))
+      return v;
     return b_.CreateMaskedGather(vec, access.ptr, align);
   }
   kiln_unreachable("unknown access kind");
+}
+
+llvm::Value* Emitter::emit_deinterleaved_load(llvm::Type* elem, const Access& access,
+                                              llvm::Align align) {
+  // A gather costs about one load per lane; for a stride of 2 to 4 (a
+  // strided conv's input row, a window of a pooling), whole vectors and a
+  // shuffle are what LLVM's loop vectorizer emits for interleaved groups,
+  // and X86 lowers the shuffle to two or three instructions.
+  constexpr std::int64_t kMaxStride = 4;
+  const unsigned lanes = vector_->lanes;
+  if (!access.first || access.stride < 2 || access.stride > kMaxStride || lanes < 2)
+    return nullptr;
+  // The span from lane 0's element to the last lane's, in vectors of
+  // `lanes`: the last vector ends where the span ends (it may overlap the
+  // one before), so no element past the last lane's is read.
+  const std::int64_t span = (static_cast<std::int64_t>(lanes) - 1) * access.stride + 1;
+  const std::int64_t chunks = (span + lanes - 1) / lanes;
+  auto start_of = [&](std::int64_t c) { return c + 1 < chunks ? c * lanes : span - lanes; };
+  auto* vec = llvm::FixedVectorType::get(elem, lanes);
+  std::vector<llvm::Value*> parts;
+  for (std::int64_t c = 0; c < chunks; ++c) {
+    llvm::Value* ptr = gep(elem, access.first, b_.getInt64(start_of(c)));
+    if (!mask_) {
+      parts.push_back(b_.CreateAlignedLoad(vec, ptr, align));
+      continue;
+    }
+    // Under a mask, a vector reads only the elements of active lanes:
+    // position p holds element start + p, lane (start + p) / stride's when
+    // the stride divides it; every other position reads nothing (a lane
+    // of the all-false second operand).
+    std::vector<int> pick;
+    for (unsigned p = 0; p < lanes; ++p) {
+      const std::int64_t e = start_of(c) + p;
+      pick.push_back(e % access.stride == 0 ? static_cast<int>(e / access.stride)
+                                            : static_cast<int>(lanes));
+    }
+    llvm::Value* none = llvm::Constant::getNullValue(mask_->getType());
+    llvm::Value* chunk_mask = b_.CreateShuffleVector(mask_, none, pick);
+    parts.push_back(
+        b_.CreateMaskedLoad(vec, ptr, align, chunk_mask, llvm::Constant::getNullValue(vec)));
+  }
+  // Concatenated pairwise into one vector of chunks x lanes (padded with
+  // poison to a power of two), then one shuffle picks the lanes.
+  while (parts.size() > 1) {
+    if (parts.size() % 2 != 0)
+      parts.push_back(llvm::PoisonValue::get(parts.back()->getType()));
+    std::vector<llvm::Value*> joined;
+    for (std::size_t i = 0; i < parts.size(); i += 2) {
+      const unsigned n = llvm::cast<llvm::FixedVectorType>(parts[i]->getType())->getNumElements();
+      std::vector<int> both(2 * n);
+      for (unsigned k = 0; k < 2 * n; ++k)
+        both[k] = static_cast<int>(k);
+      joined.push_back(b_.CreateShuffleVector(parts[i], parts[i + 1], both));
+    }
+    parts = std::move(joined);
+  }
+  std::vector<int> pick;
+  for (unsigned lane = 0; lane < lanes; ++lane) {
+    const std::int64_t e = lane * access.stride;
+    const std::int64_t last = (chunks - 1) * lanes;
+    pick.push_back(static_cast<int>(e < last ? e : last + e - start_of(chunks - 1)));
+  }
+  return b_.CreateShuffleVector(parts.front(), pick);
 }
 
 llvm::Value* Emitter::safe_divisor(llvm::Value* d) {

@@ -47,6 +47,11 @@ std::optional<Error> write_f32(const std::string& path, const float* data, std::
   return std::nullopt;
 }
 
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
 } // namespace
 
 std::vector<std::vector<float>> seeded_inputs(const graph::Network& net, std::uint64_t seed) {
@@ -126,10 +131,39 @@ Expected<NetworkRunReport> run_network(const graph::Network& net,
     (*compiled)->run(in_ptrs.data(), out.pointers.data());
     report.times_ms.push_back(clock.elapsed_ms());
   }
-  std::vector<double> sorted = report.times_ms;
-  std::sort(sorted.begin(), sorted.end());
-  report.median_ms = sorted.empty() ? 0 : sorted[sorted.size() / 2];
+  report.median_ms = median(report.times_ms);
+
+  if (options.profile_repeats > 0) {
+    const std::size_t groups = net.groups.size();
+    std::vector<std::vector<double>> samples(groups);
+    std::vector<double> one_run(groups);
+    for (int r = 0; r < options.profile_repeats; ++r) {
+      (*compiled)->run_profiled(in_ptrs.data(), out.pointers.data(), one_run.data());
+      for (std::size_t k = 0; k < groups; ++k)
+        samples[k].push_back(one_run[k]);
+    }
+    for (std::vector<double>& s : samples)
+      report.group_ms.push_back(median(s));
+  }
   return report;
+}
+
+std::vector<TaskProfile> profile_by_task(const graph::Network& net,
+                                         const std::vector<TaskSchedule>& schedules,
+                                         const std::vector<double>& group_ms) {
+  KILN_ASSERT(group_ms.size() == net.groups.size(), "a profile has one time per group");
+  std::vector<TaskProfile> tasks(net.tasks.size());
+  for (std::size_t t = 0; t < tasks.size(); ++t) {
+    tasks[t].task = static_cast<int>(t);
+    if (schedules[t].record_ms >= 0)
+      tasks[t].record_ms = schedules[t].record_ms * net.tasks[t].weight();
+  }
+  for (std::size_t k = 0; k < group_ms.size(); ++k)
+    tasks[static_cast<std::size_t>(net.task_of_group[k])].network_ms += group_ms[k];
+  std::stable_sort(tasks.begin(), tasks.end(), [](const TaskProfile& a, const TaskProfile& b) {
+    return a.network_ms > b.network_ms;
+  });
+  return tasks;
 }
 
 } // namespace kiln::network

@@ -24,6 +24,7 @@ struct RunFlags {
   bool no_check = false;
   bool no_nearest_shape = false;
   std::string write_io;
+  int profile = 0;
 };
 } // namespace
 
@@ -44,15 +45,16 @@ static int run_network(const RunFlags& f) {
   m.options.check = !f.no_check;
   m.nearest_shape = !f.no_nearest_shape;
   m.options.write_io = f.write_io;
+  m.options.profile_repeats = f.profile;
   return run_model(m);
 }
 
 static int run(const RunFlags& f) {
   if (is_model(f.op.file))
     return run_network(f);
-  if (!f.logs.empty() || !f.write_io.empty())
-    return fail(Error("bad-option", "--log and --write-io apply to a model (.onnx); an op file "
-                                    "takes its schedule from --schedule"));
+  if (!f.logs.empty() || !f.write_io.empty() || f.profile > 0)
+    return fail(Error("bad-option", "--log, --write-io and --profile apply to a model (.onnx); "
+                                    "an op file takes its schedule from --schedule"));
   kiln_rt_set_num_threads(f.threads);
   auto dag = load_op(f.op);
   if (!dag)
@@ -87,6 +89,10 @@ Command add_run_command(CLI::App& app, const ToolContext&) {
                 "a model: do not compare the outputs with the naive kernels'");
   cmd->add_option("--write-io", f->write_io,
                   "a model: write the inputs and outputs as PREFIX.in<i>.f32, PREFIX.out<i>.f32");
+  cmd->add_option("--profile", f->profile,
+                  "a model: after the timed runs, N more that time each group where it runs, "
+                  "printed by task next to its record's time")
+      ->check(CLI::Range(1, 100000));
   cmd->add_option("--seed", f->options.seed, "seed of the random inputs")->capture_default_str();
   add_timing_options(cmd, f->options.timing, "timed repeats");
   cmd->add_flag("--flush-cache", f->options.timing.flush_cache,

@@ -12,6 +12,31 @@
 
 namespace kiln::tool {
 
+/// Each task's time inside the network next to its record's: where the
+/// two part, a kernel runs slower after its neighbours than alone.
+static void print_profile(const graph::Network& net,
+                          const std::vector<network::TaskSchedule>& schedules,
+                          const std::vector<double>& group_ms, int repeats) {
+  double total = 0;
+  for (double ms : group_ms)
+    total += ms;
+  fmt::print("profile:  each group timed where it runs (median of {}); by task, the slowest "
+             "first\n",
+             repeats);
+  fmt::print("{:>4}  {:<36} {:>6} {:>11} {:>6} {:>11} {:>7}\n", "task", "ops", "weight",
+             "network ms", "share", "record ms", "ratio");
+  for (const network::TaskProfile& p : network::profile_by_task(net, schedules, group_ms)) {
+    const graph::Task& task = net.tasks[static_cast<std::size_t>(p.task)];
+    fmt::print("{:>4}  {:<36} {:>6} {:>11.4f} {:>5.1f}% {:>11} {:>7}\n", p.task,
+               task.ops.size() > 36 ? task.ops.substr(0, 33) + "..." : task.ops, task.weight(),
+               p.network_ms, total > 0 ? 100 * p.network_ms / total : 0.0,
+               p.record_ms < 0 ? std::string("-") : fmt::format("{:.4f}", p.record_ms),
+               p.record_ms <= 0 ? std::string("-")
+                                : fmt::format("{:.2f}", p.network_ms / p.record_ms));
+  }
+  fmt::print("groups:   {:.3f} ms in all (ratio: network ms / record ms)\n", total);
+}
+
 int run_model(const RunModelFlags& f) {
   kiln_rt_set_num_threads(f.threads);
   auto net = graph::load_network(f.model);
@@ -65,6 +90,8 @@ int run_model(const RunModelFlags& f) {
   if (report->estimate_ms >= 0)
     fmt::print("; the tasks' records add up to {:.3f} ms", report->estimate_ms);
   fmt::print("\n");
+  if (!report->group_ms.empty())
+    print_profile(*net, schedules, report->group_ms, f.options.profile_repeats);
   return report->passed ? 0 : 1;
 }
 

@@ -23,6 +23,9 @@ struct NetworkRunOptions {
   /// When set, writes PREFIX.in<i>.f32 and PREFIX.out<i>.f32 (raw f32):
   /// the inputs and outputs, for another runtime to compare with.
   std::string write_io;
+  /// When positive, after the timed runs: this many more runs timing each
+  /// group where it runs in the network (NetworkRunReport::group_ms).
+  int profile_repeats = 0;
 };
 
 struct NetworkRunReport {
@@ -36,7 +39,23 @@ struct NetworkRunReport {
   bool checked = false;
   double max_abs_error = 0, max_rel_error = 0;
   bool passed = true;
+  /// With profile_repeats: each group's median milliseconds inside the
+  /// network's runs, in the order the groups run.
+  std::vector<double> group_ms;
 };
+
+/// One task's share of a profiled run: its groups' time in the network
+/// against what its record says they take alone.
+struct TaskProfile {
+  int task = 0;
+  double network_ms = 0; ///< Σ over its groups of their median in the network
+  double record_ms = -1; ///< weight × the record's time; -1 without a record
+};
+
+/// The profile by task, the slowest first.
+std::vector<TaskProfile> profile_by_task(const graph::Network& net,
+                                         const std::vector<TaskSchedule>& schedules,
+                                         const std::vector<double>& group_ms);
 
 /// Seeded inputs of a network: standard normal values, one buffer per graph
 /// input.
