@@ -1,5 +1,7 @@
 #include "kiln/graph/network.h"
 
+#include "fold.h"
+
 #include "kiln/graph/onnx_import.h"
 
 #include <fmt/format.h>
@@ -21,6 +23,7 @@ static std::string fused_ops(const Graph& graph, const Group& group) {
 }
 
 Network build_network(Graph graph) {
+  flatten_pointwise_convs(graph);
   Network net;
   net.groups = partition(graph);
   std::map<std::string, int> task_of_key;

@@ -98,3 +98,40 @@ TEST_CASE("a mobilenet's depthwise convs are tasks of their own kind", "[graph][
   std::map<std::string, int> w = weight_by_ops(net);
   CHECK(w["Conv+BatchNormalization+Add"] == 1); // the block with a residual
 }
+
+TEST_CASE("a 1x1 conv and what it alone feeds run on the map's positions as one axis",
+          "[graph][partition]") {
+  graph::Network net = load("tiny_mobilenet");
+  int flat = 0, square = 0;
+  for (std::size_t g = 0; g < net.groups.size(); ++g) {
+    const graph::Group& group = net.groups[g];
+    const graph::Node& anchor = net.graph.nodes[static_cast<std::size_t>(group.anchor)];
+    if (anchor.kind != graph::OpKind::Conv)
+      continue;
+    const auto& w = net.graph.tensor(anchor.inputs[1]).shape;
+    const auto& x = net.graph.tensor(net.graph.view_base(anchor.inputs[0])).shape;
+    const ir::ComputeDAG& dag = net.kernels[g].dag;
+    const std::vector<std::int64_t> out = dag.stage(dag.arguments().back()).shape();
+    INFO("group " << g << " " << net.tasks[static_cast<std::size_t>(net.task_of_group[g])].ops);
+    REQUIRE(out.size() == 4);
+    if (anchor.attrs.group == 1 && w[2] == 1 && w[3] == 1 && anchor.attrs.strides[0] == 1) {
+      // Bias, clip and a residual add too: the whole group is flat, and the
+      // graph reads its result in the model's shape through a view.
+      CHECK(out[2] == 1);
+      CHECK(out[3] == x[2] * x[3]);
+      CHECK(net.graph.tensor(group.output).shape == out);
+      const std::vector<int> readers = net.graph.consumers(group.output);
+      REQUIRE(readers.size() == 1);
+      CHECK(net.graph.nodes[static_cast<std::size_t>(readers.front())].kind ==
+            graph::OpKind::Reshape);
+      ++flat;
+    } else {
+      CHECK(out[2] > 1); // a 3x3 or depthwise conv keeps its rows
+      ++square;
+    }
+  }
+  CHECK(flat >= 4);
+  CHECK(square >= 4);
+  std::map<std::string, int> w = weight_by_ops(net);
+  CHECK(w["Conv+BatchNormalization+Add"] == 1); // the residual add still fused
+}
