@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include <random>
+#include <set>
 
 using namespace kiln;
 using test::load;
@@ -80,4 +81,45 @@ TEST_CASE("activations share bytes only when their lives do not overlap", "[netw
         CHECK_FALSE((bytes_overlap && lives_overlap));
       }
   }
+}
+
+TEST_CASE("a profiled run times every group and adds them up by task", "[network]") {
+  graph::Network net = load("tiny_mobilenet");
+  std::vector<network::TaskSchedule> schedules = network::naive_schedules(net);
+  // A record's time on one task, to be set against its time in the network.
+  schedules.front().record_ms = 0.5;
+  network::NetworkRunOptions options;
+  options.warmup = 0;
+  options.repeat = 1;
+  options.check = false;
+  options.profile_repeats = 3;
+  auto report = network::run_network(net, schedules, codegen::host_target(), options);
+  REQUIRE(report.ok());
+  REQUIRE(report->group_ms.size() == net.groups.size());
+  double groups = 0;
+  for (double ms : report->group_ms) {
+    CHECK(ms >= 0);
+    groups += ms;
+  }
+  std::vector<network::TaskProfile> by_task =
+      network::profile_by_task(net, schedules, report->group_ms);
+  REQUIRE(by_task.size() == net.tasks.size());
+  double tasks = 0;
+  std::set<int> seen;
+  for (std::size_t i = 0; i < by_task.size(); ++i) {
+    const network::TaskProfile& p = by_task[i];
+    seen.insert(p.task);
+    tasks += p.network_ms;
+    if (i > 0)
+      CHECK(by_task[i - 1].network_ms >= p.network_ms); // the slowest first
+    const graph::Task& task = net.tasks[static_cast<std::size_t>(p.task)];
+    double own = 0;
+    for (int g : task.groups)
+      own += report->group_ms[static_cast<std::size_t>(g)];
+    CHECK(p.network_ms == Approx(own));
+    // The record's time counts once per group the task computes.
+    CHECK(p.record_ms == (p.task == 0 ? 0.5 * task.weight() : -1.0));
+  }
+  CHECK(seen.size() == net.tasks.size());
+  CHECK(tasks == Approx(groups));
 }
