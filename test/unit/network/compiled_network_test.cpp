@@ -123,3 +123,68 @@ TEST_CASE("a profiled run times every group and adds them up by task", "[network
   CHECK(seen.size() == net.tasks.size());
   CHECK(tasks == Approx(groups));
 }
+
+TEST_CASE("a 1x1 conv whose chain ends in a graph output runs on the flat map and writes the "
+          "output in the model's shape",
+          "[network]") {
+  // conv 1x1 (3 -> 6 channels) on a 4x5 map, then relu: the model's output.
+  graph::Graph g;
+  g.name = "pointwise";
+  const int x = g.add_tensor({"x", {1, 3, 4, 5}, nullptr});
+  std::vector<float> wv(18), bv(6);
+  for (std::size_t i = 0; i < wv.size(); ++i)
+    wv[i] = static_cast<float>(static_cast<int>(i % 7) - 3) * 0.25f;
+  for (std::size_t i = 0; i < bv.size(); ++i)
+    bv[i] = static_cast<float>(i) * 0.5f - 1.0f;
+  const int w = g.add_constant("w", {6, 3, 1, 1}, wv);
+  const int b = g.add_constant("b", {6}, bv);
+  const int y = g.add_tensor({"y", {1, 6, 4, 5}, nullptr});
+  const int z = g.add_tensor({"z", {1, 6, 4, 5}, nullptr});
+  graph::Node conv{"conv", graph::OpKind::Conv, {x, w, b}, y, {}, {}};
+  conv.attrs.kernel_shape = {1, 1};
+  conv.attrs.strides = {1, 1};
+  conv.attrs.pads = {0, 0, 0, 0};
+  conv.attrs.dilations = {1, 1};
+  graph::Node relu{"relu", graph::OpKind::Relu, {y}, z, {}, {}};
+  g.nodes = {conv, relu};
+  g.inputs = {x};
+  g.outputs = {z};
+  graph::Network net = graph::build_network(std::move(g));
+
+  REQUIRE(net.groups.size() == 1);
+  CHECK(net.graph.tensor(net.groups[0].output).shape == std::vector<std::int64_t>{1, 6, 1, 20});
+  CHECK(net.graph.tensor(z).shape == std::vector<std::int64_t>{1, 6, 4, 5});
+
+  std::vector<float> in(60);
+  for (std::size_t i = 0; i < in.size(); ++i)
+    in[i] = static_cast<float>(static_cast<int>(i * 37 % 11) - 5) * 0.1f;
+  std::vector<double> want(120);
+  for (std::size_t k = 0; k < 6; ++k)
+    for (std::size_t p = 0; p < 20; ++p) {
+      double acc = bv[k];
+      for (std::size_t c = 0; c < 3; ++c)
+        acc += static_cast<double>(wv[k * 3 + c]) * in[c * 20 + p];
+      want[k * 20 + p] = std::max(acc, 0.0);
+    }
+
+  std::vector<std::vector<double>> interpreted =
+      graph::interpret_network(net, {std::vector<double>(in.begin(), in.end())});
+  REQUIRE(interpreted.size() == 1);
+  REQUIRE(interpreted[0].size() == want.size());
+  for (std::size_t i = 0; i < want.size(); ++i)
+    CHECK(interpreted[0][i] == Approx(want[i]).margin(1e-6));
+
+  auto compiled =
+      network::CompiledNetwork::compile(net, network::naive_schedules(net), codegen::host_target());
+  REQUIRE(compiled.ok());
+  auto* input = static_cast<float*>(std::aligned_alloc(64, 256));
+  auto* output = static_cast<float*>(std::aligned_alloc(64, 512));
+  std::copy(in.begin(), in.end(), input);
+  const float* inputs[] = {input};
+  float* outputs[] = {output};
+  (*compiled)->run(inputs, outputs);
+  for (std::size_t i = 0; i < want.size(); ++i)
+    CHECK(output[i] == Approx(want[i]).margin(1e-5));
+  std::free(input);
+  std::free(output);
+}
