@@ -197,13 +197,16 @@ TEST_CASE("a strided vector load is whole vectors and a shuffle, not a gather",
   // is not touched past it) and the IR before LLVM's passes for gathers.
   for (std::int64_t stride : {2, 3, 4}) {
     DYNAMIC_SECTION("conv2d without padding, stride " << stride) {
-      std::string ir = check_and_dump(
-          "conv2d_nchw",
-          {{"C", "2"}, {"K", "3"}, {"H", "7"}, {"W", "37"}, {"pad", "0"},
-           {"stride", std::to_string(stride)}},
-          {ReorderStep{"conv", {"n", "k", "y", "rc", "ry", "rx", "x"}},
-           AnnotateStep{"conv", "x", Annotation::Vectorize}},
-          codegen::DumpStage::LLVM);
+      std::string ir = check_and_dump("conv2d_nchw",
+                                      {{"C", "2"},
+                                       {"K", "3"},
+                                       {"H", "7"},
+                                       {"W", "37"},
+                                       {"pad", "0"},
+                                       {"stride", std::to_string(stride)}},
+                                      {ReorderStep{"conv", {"n", "k", "y", "rc", "ry", "rx", "x"}},
+                                       AnnotateStep{"conv", "x", Annotation::Vectorize}},
+                                      codegen::DumpStage::LLVM);
       CHECK(has_vector_math(ir));
       CHECK_FALSE(has_gather(ir));
     }
@@ -212,13 +215,13 @@ TEST_CASE("a strided vector load is whole vectors and a shuffle, not a gather",
     // The padding inlined: a select whose lanes differ at the row's ends,
     // so the loads run under a mask.
     DYNAMIC_SECTION("depthwise conv2d with padding inlined, stride " << stride) {
-      std::string ir = check_and_dump(
-          "depthwise_conv2d",
-          {{"C", "3"}, {"H", "9"}, {"W", "29"}, {"stride", std::to_string(stride)}},
-          {ComputeInlineStep{"padded"}, SplitStep{"dwconv", "x", {8}},
-           ReorderStep{"dwconv", {"n", "c", "y", "x.0", "ry", "rx", "x.1"}},
-           AnnotateStep{"dwconv", "x.1", Annotation::Vectorize}},
-          codegen::DumpStage::LLVM);
+      std::string ir =
+          check_and_dump("depthwise_conv2d",
+                         {{"C", "3"}, {"H", "9"}, {"W", "29"}, {"stride", std::to_string(stride)}},
+                         {ComputeInlineStep{"padded"}, SplitStep{"dwconv", "x", {8}},
+                          ReorderStep{"dwconv", {"n", "c", "y", "x.0", "ry", "rx", "x.1"}},
+                          AnnotateStep{"dwconv", "x.1", Annotation::Vectorize}},
+                         codegen::DumpStage::LLVM);
       CHECK(has_vector_math(ir));
       CHECK_FALSE(has_gather(ir));
     }
