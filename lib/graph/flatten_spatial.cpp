@@ -1,7 +1,5 @@
 #include "fold.h"
 
-#include "kiln/support/error.h"
-
 #include <map>
 
 namespace kiln::graph {
@@ -55,7 +53,7 @@ std::vector<std::int64_t> flat(const std::vector<std::int64_t>& shape) {
 /// both spatial axes: it reads the flat map the same way.
 bool spatially_uniform(const std::vector<std::int64_t>& shape) {
   const std::size_t r = shape.size();
-  return r > 4 ? false : (r < 1 || shape[r - 1] == 1) && (r < 2 || shape[r - 2] == 1);
+  return r <= 4 && (r < 1 || shape[r - 1] == 1) && (r < 2 || shape[r - 2] == 1);
 }
 
 class Flattener {
