@@ -7,6 +7,8 @@
 #include <llvm/Analysis/VectorUtils.h>
 #include <llvm/IR/Intrinsics.h>
 
+#include <cmath>
+
 namespace kiln::codegen {
 
 using ir::Expr;
@@ -236,6 +238,15 @@ llvm::Value* Emitter::emit_logical(const ir::Logical* l) {
                 : branch(a, constant, rhs, b_.getInt1Ty());
 }
 
+/// A literal 0 (not -0.0, which a block of zero bytes is not).
+static bool is_positive_zero(const Expr& e) {
+  if (const auto* f = e.as<ir::FloatImm>())
+    return f->value == 0.0 && !std::signbit(f->value);
+  if (const auto* i = e.as<ir::IntImm>())
+    return i->value == 0;
+  return false;
+}
+
 llvm::Value* Emitter::emit_select(const ir::Select* s) {
   llvm::Value* cond = emit_expr(s->cond);
   if (!may_trap(s->t) && !may_trap(s->f)) {
@@ -255,6 +266,13 @@ llvm::Value* Emitter::emit_select(const ir::Select* s) {
     llvm::Value* f = widen(masked(b_.CreateNot(cond), [&] { return emit_expr(s->f); }));
     return b_.CreateSelect(cond, t, f);
   }
+  // A load or a zero, the same choice in every lane (a row of padding): the
+  // load reads a block of zeros when the condition fails. A branch would
+  // split the loop body into blocks, and a register tile's accumulators
+  // would go through memory across them.
+  if (const auto* load = s->t.as<ir::Load>(); load && is_positive_zero(s->f))
+    if (llvm::Value* v = emit_load(load, cond))
+      return v;
   return branch(
       cond, [&] { return emit_expr(s->t); }, [&] { return emit_expr(s->f); }, llvm_type(s->type));
 }

@@ -157,7 +157,13 @@ private:
   /// involve the lane (the `f % 4 * 256` of a fused loop) is the same in
   /// every lane and does not force a gather.
   Access analyze_access(const BoundBuffer& buf, const std::vector<ir::Expr>& indices);
-  llvm::Value* emit_load(const ir::Load* l);
+  /// A load; with `zeros_unless` (a condition the same for every lane) it
+  /// reads a block of zeros instead of the buffer when the condition fails,
+  /// and is null when the block is too small for the lanes' span.
+  llvm::Value* emit_load(const ir::Load* l, llvm::Value* zeros_unless = nullptr);
+  /// The module's block of `kZeroBytes` zero bytes (64-byte aligned).
+  llvm::Value* zero_block();
+  static constexpr std::int64_t kZeroBytes = 4096;
   /// Lanes a small constant stride apart, loaded as whole vectors over the
   /// elements they span and picked out with one shuffle; null when the
   /// stride is too large for that to pay.

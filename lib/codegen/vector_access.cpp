@@ -83,14 +83,53 @@ Emitter::Access Emitter::analyze_access(const BoundBuffer& buf, const std::vecto
   return {AccessKind::Strided, gep(elem, first, llvm::ConstantVector::get(steps)), first, stride};
 }
 
-llvm::Value* Emitter::emit_load(const ir::Load* l) {
+llvm::Value* Emitter::zero_block() {
+  constexpr const char* kName = "kiln.zeros";
+  if (llvm::GlobalVariable* g = module_.getNamedGlobal(kName))
+    return g;
+  auto* type = llvm::ArrayType::get(b_.getInt8Ty(), kZeroBytes);
+  auto* g = new llvm::GlobalVariable(module_, type, /*isConstant=*/true,
+                                     llvm::GlobalValue::PrivateLinkage,
+                                     llvm::ConstantAggregateZero::get(type), kName);
+  g->setAlignment(llvm::Align(64));
+  g->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+  return g;
+}
+
+llvm::Value* Emitter::emit_load(const ir::Load* l, llvm::Value* zeros_unless) {
   const BoundBuffer& buf = lookup_buffer(l->tensor);
   llvm::Type* elem = llvm_type(l->type);
-  llvm::Align align(ir::bytes(l->type));
-  if (!vector_)
-    return b_.CreateAlignedLoad(elem, element_ptr(buf, l->indices), align);
+  const std::int64_t elem_bytes = ir::bytes(l->type);
+  llvm::Align align(elem_bytes);
+  if (!vector_) {
+    llvm::Value* ptr = element_ptr(buf, l->indices);
+    if (zeros_unless)
+      ptr = b_.CreateSelect(zeros_unless, ptr, zero_block());
+    return b_.CreateAlignedLoad(elem, ptr, align);
+  }
   Access access = analyze_access(buf, l->indices);
   auto* vec = llvm::FixedVectorType::get(elem, vector_->lanes);
+  if (zeros_unless) {
+    // The zeros stand in for every element the load reads: the lanes' span
+    // (a whole vector, or the vectors a small stride spans) from lane 0's.
+    const std::int64_t lanes = vector_->lanes;
+    std::int64_t span = 1;
+    if (access.kind == AccessKind::Contiguous)
+      span = lanes;
+    else if (access.first && access.stride > 0)
+      span = (lanes - 1) * access.stride + 1;
+    if (span * elem_bytes > kZeroBytes)
+      return nullptr;
+    llvm::Value* zeros = zero_block();
+    if (access.kind == AccessKind::Strided) {
+      // Every lane of a gather reads the block's first element.
+      access.ptr = b_.CreateSelect(zeros_unless, access.ptr, b_.CreateVectorSplat(lanes, zeros));
+      if (access.first)
+        access.first = b_.CreateSelect(zeros_unless, access.first, zeros);
+    } else {
+      access.ptr = b_.CreateSelect(zeros_unless, access.ptr, zeros);
+    }
+  }
   if (mask_) {
     // Only the active lanes may touch memory.
     llvm::Value* none = llvm::Constant::getNullValue(vec);
