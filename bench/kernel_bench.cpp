@@ -8,6 +8,7 @@
 // builds: the op file is parsed with the same overrides, the schedule file
 // replayed, lowered, compiled for the host, loaded into the JIT and checked
 // against the interpreter before anything is timed.
+#include "fma_peak.h"
 #include "memory_bandwidth.h"
 #include "onednn_baselines.h"
 
@@ -588,6 +589,9 @@ int run(const Options& options) {
       fmt::print("memory:   triad {:.1f} GB/s with {} thread{} (arrays of {} MiB)\n", bandwidth, t,
                  t == 1 ? "" : "s", array_bytes >> 20);
     }
+    const bench::FmaPeak peak = take(bench::fma_peak(target, t));
+    fmt::print("peak:     f32 FMA {:.1f} GFLOPS with {} thread{} ({} chains of {} lanes)\n",
+               peak.gflops, t, t == 1 ? "" : "s", peak.accumulators, peak.lanes);
     compare(kiln_fn, libs, flops, bytes, bandwidth, options, t);
   }
 

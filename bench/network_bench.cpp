@@ -14,6 +14,8 @@
 // between turns so that no side's spinning workers take a core from the
 // other. The figures are the best round's medians; onnxruntime's is the
 // better of spinning on and off (bench/onnxruntime/README.md).
+#include "fma_peak.h"
+
 #include "kiln/codegen/runtime.h"
 #include "kiln/codegen/target.h"
 #include "kiln/graph/network.h"
@@ -701,6 +703,22 @@ void write_json(const std::string& path, const json& j) {
 
 // --- the run ---
 
+/// The machine's FMA peak at each thread count, printed; as JSON, GFLOPS by
+/// thread count.
+json print_fma_peaks(const Target& target, const std::vector<int>& threads) {
+  json peaks = json::object();
+  std::string line;
+  bench::FmaPeak peak;
+  for (int t : threads) {
+    peak = take(bench::fma_peak(target, t));
+    peaks[std::to_string(t)] = peak.gflops;
+    line += fmt::format("{}{:.1f} GFLOPS with {} thread{}", line.empty() ? "" : ", ", peak.gflops,
+                        t, t == 1 ? "" : "s");
+  }
+  fmt::print("peak:     f32 FMA {} ({} chains of {} lanes)\n", line, peak.accumulators, peak.lanes);
+  return peaks;
+}
+
 json target_json(const Target& t) {
   return {{"triple", t.triple},           {"cpu", t.cpu},
           {"vector_bits", t.vector_bits}, {"cores", t.cores},
@@ -732,6 +750,7 @@ int run(const Options& o) {
                                    : fmt::format("{}", fmt::join(o.logs, ", ")));
   json out = {
       {"target", target_json(target)}, {"model", o.model}, {"logs", o.logs}, {"seed", o.seed}};
+  out["fma_peak_gflops"] = print_fma_peaks(target, o.threads);
 
   const std::vector<network::TaskSchedule> schedules = pick_schedules(net, o.logs, target);
   out.update(print_tasks(net, schedules, !o.logs.empty()));
