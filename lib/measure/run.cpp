@@ -4,6 +4,7 @@
 #include "worker_jobs.h"
 
 #include "kiln/codegen/jit.h"
+#include "kiln/codegen/runtime.h"
 #include "kiln/measure/argument_buffers.h"
 #include "kiln/measure/memory.h"
 #include "kiln/support/stopwatch.h"
@@ -59,6 +60,7 @@ std::string load_run_check_time(const ir::ComputeDAG& dag, const codegen::Object
   Timing timing = time_function([&] { kernel.run(buffers.pointers()); }, timing_options);
   w.put(timing.number);
   w.put_doubles(timing.seconds);
+  w.put(static_cast<std::int32_t>(kiln_rt_num_threads()));
   return std::move(w).take();
 }
 
@@ -106,6 +108,7 @@ Expected<RunReport> compile_and_run(const ir::ComputeDAG& dag, const schedule::L
     report.check = read_check_report(r);
     report.timing.number = r.get<int>();
     report.timing.seconds = r.get_doubles();
+    report.threads = r.get<std::int32_t>();
     return report;
   });
 }

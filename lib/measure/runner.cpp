@@ -58,7 +58,7 @@ std::string measure_setup(const ir::ComputeDAG& dag, const Reference& reference,
   protocol::put_runner_options(body, options);
   reference.write(body);
   ByteWriter w;
-  w.put(protocol::Job::Measure);
+  protocol::put_job(w, protocol::Job::Measure);
   w.put_string(std::move(body).take());
   return std::move(w).take();
 }

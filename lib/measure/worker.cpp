@@ -89,7 +89,7 @@ int worker_main(int in_fd, int out_fd) {
   if (!protocol::read_frame(in_fd, frame))
     return 0;
   ByteReader r(frame);
-  auto job = r.get<protocol::Job>();
+  auto job = protocol::get_job(r);
   std::string body = r.get_string();
   ByteReader request(body);
   switch (job) {

@@ -15,7 +15,7 @@ Expected<std::string> call_worker(const Isolation& isolation, protocol::Job job,
   if (!worker)
     return worker.error();
   ByteWriter w;
-  w.put(job);
+  protocol::put_job(w, job);
   w.put_string(request);
   std::string answer;
   Io io = send_frame(*worker, std::move(w).take(), deadline);

@@ -1,5 +1,6 @@
 #include "worker_protocol.h"
 
+#include "kiln/codegen/runtime.h"
 #include "kiln/ir/parser.h"
 #include "kiln/support/version.h"
 
@@ -11,10 +12,21 @@
 namespace kiln::measure::protocol {
 
 /// Raised whenever a message changes shape.
-constexpr int kProtocolVersion = 1;
+constexpr int kProtocolVersion = 2;
 
 std::string hello() {
   return fmt::format("kiln-worker protocol {} kiln {}", kProtocolVersion, version());
+}
+
+void put_job(ByteWriter& w, Job job) {
+  w.put(job);
+  w.put(static_cast<std::int32_t>(kiln_rt_num_threads()));
+}
+
+Job get_job(ByteReader& r) {
+  auto job = r.get<Job>();
+  kiln_rt_set_num_threads(r.get<std::int32_t>());
+  return job;
 }
 
 namespace {

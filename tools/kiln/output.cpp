@@ -17,14 +17,15 @@ std::string describe_run(const measure::RunReport& r) {
                         r.prepack_ms)
           : "";
   return fmt::format("check:    {}\n"
-                     "time:     {:.4f} ms median, {:.4f} ms min ({} repeats of {} calls)\n"
+                     "time:     {:.4f} ms median, {:.4f} ms min ({} repeats of {} calls, {} "
+                     "thread{})\n"
                      "speed:    {:.2f} GFLOPS ({:.4g} flops a call)\n"
                      "compile:  {:.1f} ms (LLVM IR {:.1f}, optimise {:.1f}, machine code {:.1f}, "
                      "link {:.1f})\n{}",
                      r.check.describe(), r.timing.median() * 1e3, r.timing.min() * 1e3,
-                     r.timing.seconds.size(), r.timing.number, r.gflops(), r.flops,
-                     r.compile.total_ms() + r.link_ms, r.compile.ir_ms, r.compile.opt_ms,
-                     r.compile.codegen_ms, r.link_ms, prepack);
+                     r.timing.seconds.size(), r.timing.number, r.threads, r.threads == 1 ? "" : "s",
+                     r.gflops(), r.flops, r.compile.total_ms() + r.link_ms, r.compile.ir_ms,
+                     r.compile.opt_ms, r.compile.codegen_ms, r.link_ms, prepack);
 }
 
 std::string progress_line(const search::RoundStats& r, int budget, std::int64_t errors, bool bar) {

@@ -33,6 +33,9 @@ struct RunReport {
   /// part of the timed calls), or a negative number when it has none.
   double prepack_ms = -1;
   Timing timing;
+  /// Threads the kernel's parallel loops ran on, where it ran (the worker
+  /// takes the caller's kiln_rt_num_threads).
+  int threads = 0;
   CheckReport check;
 
   double gflops() const { return timing.median() > 0 ? flops / timing.median() / 1e9 : 0; }

@@ -1,6 +1,7 @@
 // What an op may do to the process that measures it: crash or hang in the
 // reference computation or a kernel run (both in kiln-worker), or need more
 // memory than there is.
+#include "kiln/codegen/runtime.h"
 #include "kiln/codegen/target.h"
 #include "kiln/ir/parser.h"
 #include "kiln/measure/bytes.h"
@@ -139,4 +140,25 @@ TEST_CASE("an op larger than the memory is refused before anything is allocated"
   REQUIRE_FALSE(check_memory(parse("op s\ninput A : f32[4]\noutput B[i < 4] = A[i]\n")));
   REQUIRE(format_bytes(800) == "800 B");
   REQUIRE(format_bytes(3 << 20) == "3.0 MiB");
+}
+
+TEST_CASE("a kernel in the worker runs on the caller's threads", "[measure][isolate]") {
+  // The worker is a process of its own, whose runtime would default to
+  // every core: each job carries the caller's thread count (the tuner's
+  // trials and the reference take the same path as this call).
+  ir::ComputeDAG small =
+      parse("op s\ninput A : f32[64, 8]\noutput B[i < 64] = sum(A[i, k] for k < 8)\n");
+  schedule::LoweredFunc func = schedule::lower_naive(small);
+  RunOptions options;
+  options.isolation = Isolation{true, 30, "--timeout"};
+  options.timing.repeat = 1;
+  const int saved = kiln_rt_num_threads();
+  for (int threads : {1, 3}) {
+    kiln_rt_set_num_threads(threads);
+    auto report = compile_and_run(small, func, codegen::host_target(), options);
+    REQUIRE(report.ok());
+    CHECK(report->check.passed);
+    CHECK(report->threads == threads);
+  }
+  kiln_rt_set_num_threads(saved);
 }
