@@ -4,6 +4,7 @@
 #include "worker_jobs.h"
 #include "worker_protocol.h"
 
+#include "kiln/codegen/runtime.h"
 #include "kiln/measure/argument_buffers.h"
 
 #include <csignal>
@@ -89,10 +90,11 @@ int worker_main(int in_fd, int out_fd) {
   if (!protocol::read_frame(in_fd, frame))
     return 0;
   ByteReader r(frame);
-  auto job = protocol::get_job(r);
+  const protocol::JobHead head = protocol::get_job(r);
+  kiln_rt_set_num_threads(head.threads);
   std::string body = r.get_string();
   ByteReader request(body);
-  switch (job) {
+  switch (head.job) {
   case protocol::Job::Measure:
     return measure_loop(in_fd, out_fd, request);
   case protocol::Job::Reference:

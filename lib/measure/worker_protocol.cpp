@@ -23,10 +23,9 @@ void put_job(ByteWriter& w, Job job) {
   w.put(static_cast<std::int32_t>(kiln_rt_num_threads()));
 }
 
-Job get_job(ByteReader& r) {
+JobHead get_job(ByteReader& r) {
   auto job = r.get<Job>();
-  kiln_rt_set_num_threads(r.get<std::int32_t>());
-  return job;
+  return {job, r.get<std::int32_t>()};
 }
 
 namespace {

@@ -1,9 +1,10 @@
 // What libkiln and kiln-worker say to each other (worker.h). Every message
 // is a frame: its length (8 bytes), then its bytes. The library sends a
 // hello (the protocol and kiln's version: a worker of another build exits
-// with kExitMismatch), then a job (with the thread count) and its request; a one-shot job
-// (Reference, Run) answers with one frame and exits, the Measure job
-// answers each object with a result until the library closes the pipe.
+// with kExitMismatch), then a job (with the thread count) and its request;
+// a one-shot job (Reference, Run) answers with one frame and exits, the
+// Measure job answers each object with a result until the library closes
+// the pipe.
 #ifndef KILN_MEASURE_WORKER_PROTOCOL_H
 #define KILN_MEASURE_WORKER_PROTOCOL_H
 
@@ -40,8 +41,12 @@ std::string hello();
 /// too. A worker is a process of its own: without it, a kernel measured
 /// there would run on every core whatever `--threads` said.
 void put_job(ByteWriter& w, Job job);
-/// Reads the head put_job wrote and sets the worker's thread count.
-Job get_job(ByteReader& r);
+/// The head put_job wrote.
+struct JobHead {
+  Job job;
+  int threads; ///< for kiln_rt_set_num_threads in the worker
+};
+JobHead get_job(ByteReader& r);
 
 /// The first byte of a one-shot job's answer: a value, or a UserError.
 constexpr char kAnswerValue = 'V';
