@@ -1,5 +1,7 @@
 #include "kiln/model/xgboost_model.h"
 
+#include "training_objectives.h"
+
 #include "kiln/support/json_number.h"
 
 #include <fmt/format.h>
@@ -20,6 +22,12 @@
 namespace kiln::model {
 
 namespace {
+
+using detail::pack_sum_gradients;
+using detail::ProgramGradients;
+using detail::ProgramPairs;
+using detail::rank_gradients;
+using detail::rank_pairs;
 
 constexpr const char* kFileFormat = "kiln-cost-model";
 constexpr int kFileVersion = 1;
@@ -235,101 +243,24 @@ std::string checksum(const char* data, std::size_t n) {
   return fmt::format("{:016x}", h);
 }
 
-/// The training pairs of the rank objective: (faster, slower) programs of
-/// the same task whose labels differ by more than `gap` of the larger. In a
-/// large task each program gets `per_program` random partners instead of
-/// all of them (see XGBoostParams::max_pairs_per_program).
-std::vector<std::pair<std::size_t, std::size_t>>
-rank_pairs(const std::vector<const std::string*>& tasks, const std::vector<double>& labels,
-           double gap, int per_program, std::uint64_t seed) {
-  std::map<std::string_view, std::vector<std::size_t>> by_task;
-  for (std::size_t p = 0; p < tasks.size(); ++p)
-    by_task[*tasks[p]].push_back(p);
-  std::vector<std::pair<std::size_t, std::size_t>> pairs;
-  auto add = [&](std::size_t hi, std::size_t lo) {
-    if (labels[hi] < labels[lo])
-      std::swap(hi, lo);
-    if (labels[hi] - labels[lo] <= gap * labels[hi] || labels[hi] == labels[lo])
-      return;
-    pairs.emplace_back(hi, lo);
-  };
-  std::mt19937_64 rng(seed);
-  for (const auto& [task, idx] : by_task) {
-    const std::size_t n = idx.size(), k = static_cast<std::size_t>(std::max(per_program, 0));
-    if (k == 0 || n * (n - 1) / 2 <= n * k) {
-      for (std::size_t a = 0; a < n; ++a)
-        for (std::size_t b = a + 1; b < n; ++b)
-          add(idx[a], idx[b]);
-      continue;
-    }
-    std::uniform_int_distribution<std::size_t> other(0, n - 2);
-    for (std::size_t a = 0; a < n; ++a)
-      for (std::size_t i = 0; i < k; ++i) {
-        std::size_t b = other(rng);
-        add(idx[a], idx[b >= a ? b + 1 : b]);
-      }
-  }
-  return pairs;
+/// The fraction of (faster, slower) pairs the sums order wrong, a tie half.
+double misordered(const std::vector<double>& sums, const ProgramPairs& pairs) {
+  double wrong = 0;
+  for (const auto& [hi, lo] : pairs)
+    wrong += sums[hi] < sums[lo] ? 1 : sums[hi] == sums[lo] ? 0.5 : 0;
+  return pairs.empty() ? 0 : wrong / static_cast<double>(pairs.size());
 }
 
-/// Per-program gradient and hessian of the objective with respect to the
-/// pack-sums, and the loss reported for early stopping.
-struct ProgramGradients {
-  std::vector<double> grad, hess;
-  double loss = 0;
-};
-
-/// Ansor's pack-sum regression: w·(s − y)²/2; the loss is the weighted RMSE.
-ProgramGradients pack_sum_gradients(const std::vector<double>& sums,
-                                    const std::vector<double>& labels,
-                                    const std::vector<double>& weights, double weight_sum) {
-  ProgramGradients g;
-  g.grad.resize(sums.size());
-  g.hess.resize(sums.size());
-  for (std::size_t p = 0; p < sums.size(); ++p) {
-    const double r = sums[p] - labels[p];
-    g.grad[p] = weights[p] * r;
-    g.hess[p] = weights[p];
-    g.loss += weights[p] * r * r;
-  }
-  g.loss = weight_sum > 0 ? std::sqrt(g.loss / weight_sum) : 0;
-  return g;
-}
-
-/// Pairwise logistic loss log(1 + exp(−(s_hi − s_lo))) per pair. Every
-/// program's gradient and hessian are divided by its number of pairs, so a
-/// program weighs the same in a task of 20 programs as in one of 110
-/// (otherwise the big tasks would decide every split). The loss is the mean
-/// over pairs.
-ProgramGradients rank_gradients(const std::vector<double>& sums,
-                                const std::vector<std::pair<std::size_t, std::size_t>>& pairs,
-                                const std::vector<double>& pairs_of) {
-  ProgramGradients g;
-  g.grad.assign(sums.size(), 0.0);
-  g.hess.assign(sums.size(), 0.0);
-  for (const auto& [hi, lo] : pairs) {
-    const double d = sums[hi] - sums[lo];
-    // σ(−d): the probability the pair is ordered wrong; computed stably.
-    const double wrong = d >= 0 ? std::exp(-d) / (1 + std::exp(-d)) : 1 / (1 + std::exp(d));
-    g.loss += d >= 0 ? std::log1p(std::exp(-d)) : -d + std::log1p(std::exp(d));
-    const double h = wrong * (1 - wrong);
-    g.grad[hi] -= wrong;
-    g.grad[lo] += wrong;
-    g.hess[hi] += h;
-    g.hess[lo] += h;
-  }
-  for (std::size_t p = 0; p < sums.size(); ++p) {
-    if (pairs_of[p] > 0) {
-      g.grad[p] /= pairs_of[p];
-      // A floor keeps the Newton step finite once a program's pairs are all
-      // confidently right.
-      g.hess[p] = std::max(g.hess[p] / pairs_of[p], 1e-6);
-    } else {
-      g.hess[p] = 1e-6;
-    }
-  }
-  g.loss = pairs.empty() ? 0 : g.loss / static_cast<double>(pairs.size());
-  return g;
+/// Marks half of the samples (seeded) as held out from fitting, to measure
+/// how many local trees help (XGBoostModel::train with a prior). Half, not
+/// less: only pairs of two held-out programs measure anything, a quarter
+/// of the pairs of a half.
+std::vector<char> hold_out_half(const std::vector<Sample>& samples, std::uint64_t seed) {
+  std::mt19937_64 rng(seed ^ 0x9e3779b97f4a7c15ULL);
+  std::vector<char> held_out(samples.size());
+  for (char& h : held_out)
+    h = rng() % 2 == 0;
+  return held_out;
 }
 
 } // namespace
@@ -432,10 +363,27 @@ std::vector<double> XGBoostModel::predict(std::span<const ProgramFeatures* const
 
 void XGBoostModel::train(const std::vector<Sample>& samples) {
   if (prior_.empty()) {
-    fit(samples, true);
+    fit(samples, {.from_scratch = true, .max_rounds = params_.max_rounds});
     return;
   }
-  // A fresh copy of the prior's trees, then the local rounds on top.
+  // How many trees the local samples can carry is measured, not assumed:
+  // boost from the prior on half of the programs and take the round that
+  // ranked the other half best. The training loss
+  // alone keeps falling (the rank loss always does), so a fixed number of
+  // local trees fitted a few hundred samples' noise and ranked the rest of
+  // the new machine's programs worse than the prior alone. Few or noisy
+  // samples now add no tree; more samples add more.
+  const std::vector<char> held_out = hold_out_half(samples, params_.seed);
+  restore_prior();
+  const int rounds =
+      fit(samples,
+          {.from_scratch = false, .max_rounds = params_.continue_rounds, .held_out = &held_out});
+  restore_prior();
+  fit(samples, {.from_scratch = false, .max_rounds = rounds, .stop_early = false});
+}
+
+/// A fresh copy of the prior's trees, with the model's settings.
+void XGBoostModel::restore_prior() {
   arm_exit_sentinel();
   BoosterHandle b = nullptr;
   check(XGBoosterCreate(nullptr, 0, &b), "BoosterCreate");
@@ -449,7 +397,6 @@ void XGBoostModel::train(const std::vector<Sample>& samples) {
   free_booster(booster_);
   booster_ = b;
   training_samples_ = prior_samples_;
-  fit(samples, false);
 }
 
 void XGBoostModel::keep_as_prior() {
@@ -464,16 +411,22 @@ void XGBoostModel::keep_as_prior() {
 }
 
 void XGBoostModel::continue_training(const std::vector<Sample>& samples) {
-  fit(samples, !booster_);
+  const bool from_scratch = !booster_;
+  fit(samples, {.from_scratch = from_scratch,
+                .max_rounds = from_scratch ? params_.max_rounds : params_.continue_rounds});
 }
 
-void XGBoostModel::fit(const std::vector<Sample>& samples, bool from_scratch) {
+int XGBoostModel::fit(const std::vector<Sample>& samples, const FitRun& run) {
+  const bool from_scratch = run.from_scratch;
   std::vector<const ProgramFeatures*> ptrs;
   std::vector<double> labels, weights;
   std::vector<const std::string*> tasks;
-  for (const Sample& s : samples) {
+  std::vector<char> held_out;
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    const Sample& s = samples[i];
     if (s.features.rows.empty())
       continue;
+    held_out.push_back(run.held_out ? (*run.held_out)[i] : 0);
     ptrs.push_back(&s.features);
     tasks.push_back(&s.task);
     labels.push_back(s.label);
@@ -486,7 +439,7 @@ void XGBoostModel::fit(const std::vector<Sample>& samples, bool from_scratch) {
     training_samples_ = 0;
   }
   if (ptrs.empty())
-    return;
+    return 0;
   Matrix m = gather(ptrs);
   const std::size_t programs = ptrs.size();
   std::vector<double> rows_of(programs, 0.0);
@@ -508,24 +461,30 @@ void XGBoostModel::fit(const std::vector<Sample>& samples, bool from_scratch) {
   try {
     if (from_scratch)
       apply_params(b, params_);
-    const int max_rounds = from_scratch ? params_.max_rounds : params_.continue_rounds;
-    double weight_sum = 0;
-    for (double w : weights)
-      weight_sum += w;
+    // Held-out programs get no gradient. With any, the best round is the
+    // one that orders most pairs of two held-out programs (the search uses
+    // the order, whatever the objective; a pair with a fitted program in it
+    // would reward memorizing that program's label). Every round runs, and
+    // the best counts only if it orders those pairs better than the trees
+    // it started from by more than the accuracy's standard error: a lucky
+    // tree on noise must not pass.
+    const bool validating = run.held_out != nullptr;
     const bool rank = params_.objective == Objective::Rank;
-    std::vector<std::pair<std::size_t, std::size_t>> pairs;
-    std::vector<double> pairs_of(programs, 0.0);
-    if (rank) {
-      pairs =
-          rank_pairs(tasks, labels, params_.pair_gap, params_.max_pairs_per_program, params_.seed);
-      for (const auto& [hi, lo] : pairs) {
-        pairs_of[hi] += 1;
-        pairs_of[lo] += 1;
-      }
-    }
+    std::vector<double> fit_weights = weights;
+    for (std::size_t p = 0; p < programs; ++p)
+      if (held_out[p])
+        fit_weights[p] = 0;
+    ProgramPairs fit_pairs, check_pairs;
+    if (rank || validating)
+      for (const auto& pair :
+           rank_pairs(tasks, labels, params_.pair_gap, params_.max_pairs_per_program, params_.seed))
+        if (held_out[pair.first] == held_out[pair.second])
+          (held_out[pair.first] ? check_pairs : fit_pairs).push_back(pair);
+    const double margin =
+        validating && !check_pairs.empty() ? 0.5 / std::sqrt(double(check_pairs.size())) : 0.0;
 
     std::vector<float> grad(m.rows), hess(m.rows);
-    double best_loss = std::numeric_limits<double>::infinity();
+    double best_loss = std::numeric_limits<double>::infinity(), prior_loss = 0;
     int best_round = 0, round = 0;
     const char* config = R"({"type": 1, "training": true, "iteration_begin": 0, )"
                          R"("iteration_end": 0, "strict_shape": false})";
@@ -537,14 +496,19 @@ void XGBoostModel::fit(const std::vector<Sample>& samples, bool from_scratch) {
             "PredictFromDMatrix");
       check_shape(shape, dim, m, "PredictFromDMatrix");
       std::vector<double> sums = pack_sums(m, programs, preds);
-      const ProgramGradients pg = rank ? rank_gradients(sums, pairs, pairs_of)
-                                       : pack_sum_gradients(sums, labels, weights, weight_sum);
-      const double loss = pg.loss;
-      if (loss < best_loss * (1 - params_.min_improvement) || round == 0) {
+      const ProgramGradients pg =
+          rank ? rank_gradients(sums, fit_pairs) : pack_sum_gradients(sums, labels, fit_weights);
+      const double loss = validating ? misordered(sums, check_pairs) : pg.loss;
+      if (round == 0)
+        prior_loss = loss;
+      const bool better = validating ? loss < best_loss && loss <= prior_loss - margin
+                                     : loss < best_loss * (1 - params_.min_improvement);
+      if (better || round == 0) {
         best_loss = loss;
         best_round = round;
       }
-      if (round >= max_rounds || round - best_round >= params_.early_stopping_rounds || loss == 0)
+      if (round >= run.max_rounds || loss == 0 ||
+          (run.stop_early && !validating && round - best_round >= params_.early_stopping_rounds))
         break;
       // Each row gets its share of the program's gradient and the program's
       // full hessian: when all rows of a program land in one leaf, the
@@ -558,6 +522,8 @@ void XGBoostModel::fit(const std::vector<Sample>& samples, bool from_scratch) {
       check(XGBoosterBoostOneIter(b, dtrain.get(), grad.data(), hess.data(), m.rows),
             "BoostOneIter");
     }
+    if (!run.stop_early)
+      best_round = round;
     // Keep the trees up to the best round (a slice to 0 rounds would mean
     // "all" to XGBoost; a first tree that made things worse is kept).
     if (best_round < round && start + best_round > 0) {
@@ -573,6 +539,7 @@ void XGBoostModel::fit(const std::vector<Sample>& samples, bool from_scratch) {
     last_.rounds_run = round;
     last_.loss = best_loss;
     training_samples_ += static_cast<std::int64_t>(programs);
+    return best_round;
   } catch (...) {
     if (from_scratch)
       free_booster(booster_);

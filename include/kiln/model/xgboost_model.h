@@ -144,10 +144,10 @@ public:
   /// Keeps the current trees as a prior (a model trained on other machines
   /// and shapes): from now on train() does not start from nothing but from
   /// these trees, and adds up to params().continue_rounds trees fitted to
-  /// what they get wrong on the samples, so that what the prior knew
-  /// survives every retraining and the local trees correct it more as the
-  /// local samples grow (docs/features.md, "Transfer"). The model must be
-  /// trained.
+  /// what they get wrong on the samples, as many as improved the ranking of
+  /// a held-out quarter of the samples: what the prior knew survives every
+  /// retraining and the local trees correct it more as the local samples
+  /// grow (docs/features.md, "Transfer"). The model must be trained.
   void keep_as_prior();
   bool has_prior() const { return !prior_.empty(); }
 
@@ -171,7 +171,21 @@ public:
   const TrainingStats& last_training() const { return last_; }
 
 private:
-  void fit(const std::vector<Sample>& samples, bool from_scratch);
+  /// How one fit() runs: from nothing or on top of the current trees, for
+  /// at most `max_rounds` rounds; with `stop_early`, it stops once the loss
+  /// has not improved for params().early_stopping_rounds rounds and keeps
+  /// the trees up to the best round, otherwise it keeps every round. With
+  /// `held_out` (one flag per sample), the flagged samples get no gradient
+  /// and the loss is theirs.
+  struct FitRun {
+    bool from_scratch = false;
+    int max_rounds = 0;
+    bool stop_early = true;
+    const std::vector<char>* held_out = nullptr;
+  };
+  /// Returns the rounds kept.
+  int fit(const std::vector<Sample>& samples, const FitRun& run);
+  void restore_prior();
 
   XGBoostParams params_;
   std::string target_;

@@ -6,11 +6,13 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <random>
 #include <sstream>
 
 using namespace kiln;
@@ -426,6 +428,47 @@ TEST_CASE("a prior survives retraining and ranks a new task better than a few sa
   REQUIRE(loaded.ok());
   CHECK(loaded->predict(features_of(held_b)) == once);
   std::remove(path.c_str());
+}
+
+TEST_CASE("local trees on a prior grow with what the samples teach and noise adds none",
+          "[model][xgboost]") {
+  const Data& d = data();
+  model::XGBoostModel m;
+  m.train(d.train_a.samples);
+  const int prior_rounds = m.rounds();
+  m.keep_as_prior();
+
+  // Task B's labels shuffled among its programs: nothing to learn, and
+  // every tree fitted to them would rank task B's other programs at random.
+  std::vector<double> labels;
+  for (const model::Sample& x : d.train_b.samples)
+    labels.push_back(x.label);
+  std::mt19937 rng(5);
+  std::shuffle(labels.begin(), labels.end(), rng);
+  std::vector<model::Sample> noise = d.train_b.samples;
+  for (std::size_t i = 0; i < noise.size(); ++i)
+    noise[i].label = labels[i];
+  std::vector<model::Sample> held_b;
+  for (const model::Sample& x : d.held_out)
+    if (x.task == d.train_b.samples.front().task)
+      held_b.push_back(x);
+  auto ranking = [&] {
+    return model::pairwise_accuracy(scored(held_b, m.predict(features_of(held_b))));
+  };
+  const double prior_alone = ranking();
+  m.train(noise);
+  const int noise_rounds = m.rounds() - prior_rounds;
+  const double after_noise = ranking();
+
+  m.train(d.train_b.samples);
+  const int real_rounds = m.rounds() - prior_rounds;
+  const double after_real = ranking();
+  WARN("local trees: " << noise_rounds << " on shuffled labels (task B pairwise " << after_noise
+                       << "), " << real_rounds << " on task B's labels (" << after_real
+                       << "); the prior alone " << prior_alone);
+  CHECK(noise_rounds * 4 < real_rounds);
+  CHECK(after_noise > prior_alone - 0.03);
+  CHECK(after_real > prior_alone);
 }
 
 TEST_CASE("the random model is seeded and ranks nothing", "[model][random]") {
