@@ -77,6 +77,23 @@ model::XGBoostModel& trained_model() {
   return m;
 }
 
+/// A model trained on task A alone, kept as a prior.
+model::XGBoostModel prior_of_task_a() {
+  model::XGBoostModel m;
+  m.train(data().train_a.samples);
+  m.keep_as_prior();
+  return m;
+}
+
+/// Task B's held-out programs.
+std::vector<model::Sample> held_out_of_task_b() {
+  std::vector<model::Sample> held_b;
+  for (const model::Sample& x : data().held_out)
+    if (x.task == data().train_b.samples.front().task)
+      held_b.push_back(x);
+  return held_b;
+}
+
 std::string temp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("kiln_model_test_" + name)).string();
 }
@@ -393,19 +410,14 @@ TEST_CASE("a prior survives retraining and ranks a new task better than a few sa
           "[model][xgboost]") {
   const Data& d = data();
   // The prior knows task A only; the run is on task B with 16 samples.
-  model::XGBoostModel m;
-  m.train(d.train_a.samples);
+  model::XGBoostModel m = prior_of_task_a();
   const int prior_rounds = m.rounds();
-  m.keep_as_prior();
   REQUIRE(m.has_prior());
   std::vector<model::Sample> few(d.train_b.samples.begin(), d.train_b.samples.begin() + 16);
   m.train(few);
   REQUIRE(m.rounds() >= prior_rounds);
   REQUIRE(m.rounds() <= prior_rounds + m.params().continue_rounds);
-  std::vector<model::Sample> held_b;
-  for (const model::Sample& x : d.held_out)
-    if (x.task == d.train_b.samples.front().task)
-      held_b.push_back(x);
+  const std::vector<model::Sample> held_b = held_out_of_task_b();
   REQUIRE(held_b.size() > 50);
   const auto once = m.predict(features_of(held_b));
   // Every retrain starts from the prior again: the trees do not pile up.
@@ -433,10 +445,8 @@ TEST_CASE("a prior survives retraining and ranks a new task better than a few sa
 TEST_CASE("local trees on a prior grow with what the samples teach and noise adds none",
           "[model][xgboost]") {
   const Data& d = data();
-  model::XGBoostModel m;
-  m.train(d.train_a.samples);
+  model::XGBoostModel m = prior_of_task_a();
   const int prior_rounds = m.rounds();
-  m.keep_as_prior();
 
   // Task B's labels shuffled among its programs: nothing to learn, and
   // every tree fitted to them would rank task B's other programs at random.
@@ -448,10 +458,7 @@ TEST_CASE("local trees on a prior grow with what the samples teach and noise add
   std::vector<model::Sample> noise = d.train_b.samples;
   for (std::size_t i = 0; i < noise.size(); ++i)
     noise[i].label = labels[i];
-  std::vector<model::Sample> held_b;
-  for (const model::Sample& x : d.held_out)
-    if (x.task == d.train_b.samples.front().task)
-      held_b.push_back(x);
+  const std::vector<model::Sample> held_b = held_out_of_task_b();
   auto ranking = [&] {
     return model::pairwise_accuracy(scored(held_b, m.predict(features_of(held_b))));
   };
