@@ -14,10 +14,8 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
-#include <map>
 #include <random>
 #include <sstream>
-#include <string_view>
 
 namespace kiln::model {
 
@@ -368,11 +366,11 @@ void XGBoostModel::train(const std::vector<Sample>& samples) {
   }
   // How many trees the local samples can carry is measured, not assumed:
   // boost from the prior on half of the programs and take the round that
-  // ranked the other half best. The training loss
-  // alone keeps falling (the rank loss always does), so a fixed number of
-  // local trees fitted a few hundred samples' noise and ranked the rest of
-  // the new machine's programs worse than the prior alone. Few or noisy
-  // samples now add no tree; more samples add more.
+  // ranked the other half best. The training loss alone keeps falling (the
+  // rank loss always does), so a fixed number of local trees fitted a few
+  // hundred samples' noise and ranked the rest of the new machine's
+  // programs worse than the prior alone. Few or noisy samples add no tree;
+  // more samples add more.
   const std::vector<char> held_out = hold_out_half(samples, params_.seed);
   restore_prior();
   const int rounds =

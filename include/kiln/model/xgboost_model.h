@@ -145,7 +145,7 @@ public:
   /// and shapes): from now on train() does not start from nothing but from
   /// these trees, and adds up to params().continue_rounds trees fitted to
   /// what they get wrong on the samples, as many as improved the ranking of
-  /// a held-out quarter of the samples: what the prior knew survives every
+  /// a held-out half of the samples: what the prior knew survives every
   /// retraining and the local trees correct it more as the local samples
   /// grow (docs/features.md, "Transfer"). The model must be trained.
   void keep_as_prior();
@@ -172,11 +172,13 @@ public:
 
 private:
   /// How one fit() runs: from nothing or on top of the current trees, for
-  /// at most `max_rounds` rounds; with `stop_early`, it stops once the loss
-  /// has not improved for params().early_stopping_rounds rounds and keeps
-  /// the trees up to the best round, otherwise it keeps every round. With
-  /// `held_out` (one flag per sample), the flagged samples get no gradient
-  /// and the loss is theirs.
+  /// at most `max_rounds` rounds; with `stop_early`, it stops once the
+  /// training loss has not improved for params().early_stopping_rounds
+  /// rounds and keeps the trees up to the best round, otherwise it keeps
+  /// every round. With `held_out` (one flag per sample), the flagged
+  /// samples get no gradient, every round runs, and the best round is the
+  /// one that ranks pairs of flagged samples best, if it beats the first
+  /// round by more than the standard error.
   struct FitRun {
     bool from_scratch = false;
     int max_rounds = 0;
