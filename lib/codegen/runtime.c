@@ -215,9 +215,16 @@ static pthread_mutex_t pool_mutex = PTHREAD_MUTEX_INITIALIZER;
 static struct pool* the_pool_ptr = NULL;
 static int requested_threads = 0;
 
+/* The online cores, asked once (under pool_mutex): sysconf reads a file
+ * under /sys, a few system calls that would cost as much as a small kernel
+ * if every parallel loop paid them. */
 static int default_threads(void) {
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n > 0 ? (int)(n < KILN_RT_MAX_THREADS ? n : KILN_RT_MAX_THREADS) : 1;
+  static int cached = 0;
+  if (cached == 0) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    cached = n > 0 ? (int)(n < KILN_RT_MAX_THREADS ? n : KILN_RT_MAX_THREADS) : 1;
+  }
+  return cached;
 }
 
 /* A forked child has none of the parent's threads: it must not use the
