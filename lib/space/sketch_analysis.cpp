@@ -107,15 +107,22 @@ bool Analysis::has_data_reuse(int index) const {
 std::string Analysis::rfactor_axis(int index, std::int64_t min_extent) const {
   const ir::Stage& s = effective_[index];
   const ir::Reduce* r = s.reduction();
-  if (!r || r->axes.empty() || has_data_reuse(index) || inlined(s.name))
+  if (!r || r->axes.empty() || inlined(s.name))
     return "";
   const ir::IterVar& axis = r->axes.back();
   if (axis.extent < min_extent)
     return "";
-  for (const LoadUse& l : reduction_loads(*r))
-    if (const auto* v = l.load->indices.empty() ? nullptr : l.load->indices.back().as<ir::Var>();
-        v && v->name == axis.name)
+  const bool reuse = has_data_reuse(index);
+  for (const LoadUse& l : reduction_loads(*r)) {
+    const auto* v = l.load->indices.empty() ? nullptr : l.load->indices.back().as<ir::Var>();
+    if (!v || v->name != axis.name)
+      continue;
+    const bool read_once = std::all_of(s.axes.begin(), s.axes.end(), [&](const ir::IterVar& a) {
+      return a.extent == 1 || l.vars.count(a.name);
+    });
+    if (!reuse || read_once)
       return axis.name;
+  }
   return "";
 }
 

@@ -64,10 +64,13 @@ public:
   /// last axis when empty): every element a broadcast.
   bool broadcast_only(int reader, const std::string& tensor, std::string vector_axis) const;
   /// The reduction axis of stage `index` worth an rfactor: its last one,
-  /// when the reduction has no data reuse, the axis is at least
-  /// `min_extent` long and some load of the body reads along it
-  /// contiguously (its last index is the axis), so that vectors of
-  /// partial results run along memory. Empty otherwise.
+  /// when the axis is at least `min_extent` long and some load of the body
+  /// reads along it contiguously (its last index is the axis), so that
+  /// vectors of partial results run along memory; and the reduction has no
+  /// data reuse, or that load is read once (it uses every spatial axis
+  /// longer than 1: a batch-1 dense layer's weight, whose stream bounds the
+  /// kernel while a register tile only saves reads of the small vector it
+  /// multiplies). Empty otherwise.
   std::string rfactor_axis(int index, std::int64_t min_extent) const;
   /// Whether the DAG is row-wise around its output `output`: a single
   /// output of two axes, not a reduction; every other stage not inlined

@@ -134,6 +134,11 @@ std::vector<Draft> MultiLevelTilingWithFusion::apply(const Draft& draft,
     v.plans.push_back(OuterPlan{c.name});
     out.push_back(std::move(v));
   }
+  // A batch-1 dense layer streams its weight once: factored along the
+  // weight's rows it reads them in vectors, the consumer tiled on its own.
+  if (Rfactor{}.condition(draft, stage) != Condition::Skip)
+    for (Draft& d : Rfactor{}.apply(draft, stage))
+      out.push_back(std::move(d));
   return out;
 }
 

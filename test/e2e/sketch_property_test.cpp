@@ -39,13 +39,13 @@ namespace {
 
 /// Shapes whose extents have many factors (12, 16, 24, 32), small enough for
 /// the interpreter to check every element in well under a millisecond. The
-/// row reductions are long enough for the rfactor sketches (at least
-/// Rfactor::kMinExtent = 64; 72 leaves a tail).
+/// row reductions, and the batch-1 dense layer's, are long enough for the
+/// rfactor sketches (at least Rfactor::kMinExtent = 64; 72 leaves a tail).
 const std::map<std::string, ir::ParamOverrides>& composite_shapes() {
   static const std::map<std::string, ir::ParamOverrides> shapes = {
       {"matmul", {{"M", "24"}, {"N", "32"}, {"K", "12"}}},
       {"batch_matmul", {{"BATCH", "2"}, {"M", "12"}, {"N", "16"}, {"K", "8"}}},
-      {"dense_bias_relu", {{"BATCH", "4"}, {"IN", "12"}, {"OUT", "24"}}},
+      {"dense_bias_relu", {{"BATCH", "1"}, {"IN", "72"}, {"OUT", "24"}}},
       {"conv2d_nchw", {{"N", "1"}, {"C", "4"}, {"H", "8"}, {"W", "8"}, {"K", "8"}}},
       {"conv2d_nchwc", {{"N", "1"}, {"CB", "2"}, {"H", "8"}, {"W", "8"}, {"KB", "2"}, {"VB", "4"}}},
       {"conv2d_nhwc", {{"N", "1"}, {"C", "4"}, {"H", "8"}, {"W", "8"}, {"K", "16"}}},

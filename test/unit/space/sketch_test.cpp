@@ -323,6 +323,27 @@ TEST_CASE("the rule list derives each op's sketches in order", "[space][sketch]"
       ir::parse_op_file(std::string(KILN_SOURCE_DIR) + "/ops/row_sum.kop", {{"N", "24"}});
   REQUIRE(short_rows.ok());
   CHECK(derive_drafts(Analysis(*short_rows)).size() == 1);
+  // A batch-1 dense layer reads each weight once: besides its fused tilings
+  // it is rfactored along its input features, read along the weight's rows
+  // (its row twin follows). With a batch of 16 the weight is reused and
+  // register tiles pay: no rfactor.
+  for (const char* batch : {"1", "16"}) {
+    auto dense = ir::parse_op_file(std::string(KILN_SOURCE_DIR) + "/ops/dense_bias_relu.kop",
+                                   {{"BATCH", batch}, {"IN", "768"}, {"OUT", "1000"}});
+    REQUIRE(dense.ok());
+    std::vector<std::string> dense_names;
+    for (const Draft& d : derive_drafts(Analysis(*dense)))
+      dense_names.push_back(d.name);
+    INFO("batch " << batch);
+    if (std::string(batch) == "1")
+      CHECK(dense_names == std::vector<std::string>{"dense tiled, fused into relu at level 1",
+                                                    "dense tiled, fused into relu at level 2",
+                                                    "dense rfactored along i",
+                                                    "dense rfactored along i, rows fused at relu"});
+    else
+      CHECK(dense_names == std::vector<std::string>{"dense tiled, fused into relu at level 1",
+                                                    "dense tiled, fused into relu at level 2"});
+  }
 }
 
 TEST_CASE("conv2d gets a sketch vectorized over its output channels, matmul and depthwise do not",
