@@ -91,8 +91,10 @@ struct AlwaysInline {
 /// A stage with data reuse (a reduction that some input reads without one
 /// of its spatial axes: matmul, conv, batch matmul) whose only consumer
 /// reads it element-wise: tiled, its outer levels on that consumer, and
-/// computed at the consumer's tile at level 1 or 2 (two drafts). No other
-/// tiling of the stage is tried.
+/// computed at the consumer's tile at level 1 or 2 (two drafts); when the
+/// Rfactor rule applies to it (an operand read once: a batch-1 dense
+/// layer's weight), that rule's draft too. No other tiling of the stage is
+/// tried.
 struct MultiLevelTilingWithFusion {
   Condition condition(const Draft& draft, const StageContext& stage) const;
   std::vector<Draft> apply(const Draft& draft, const StageContext& stage) const;
@@ -148,8 +150,9 @@ struct SimpleTiling {
   std::vector<Draft> apply(const Draft& draft, const StageContext& stage) const;
 };
 
-/// A reduction without reuse whose last reduction axis is long and read
-/// along memory (Analysis::rfactor_axis): also factored by rfactor
+/// A reduction without reuse, or whose operand read along the axis is read
+/// once, whose last reduction axis is long and read along memory
+/// (Analysis::rfactor_axis): also factored by rfactor
 /// (RfactorPlan), a draft after the simple tiling's, so the sketches
 /// without it keep their numbers.
 struct Rfactor {
